@@ -1,0 +1,273 @@
+//! The `skillpack` command line: `serve` (the default), `info`, `list`, `read`,
+//! `fingerprint`. The binary in `src/bin` only calls [`main`].
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use base64::Engine;
+use clap::{Parser, Subcommand, ValueEnum};
+use rmcp::model::ResourceContents;
+use serde_json::json;
+
+use crate::catalog::{Catalog, SERVER_VERSION};
+use crate::cmd;
+use crate::model::ArchivedDocKind;
+use crate::server::SkillpackServer;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "skillpack",
+    version = SERVER_VERSION,
+    about = "An MCP server for the Agent Skills and docs compiled into this binary.",
+    long_about = "An MCP server for the Agent Skills and docs compiled into this binary.\n\n\
+                  With no command it serves MCP over stdio. The catalog is fixed at build time \
+                  and identified by its fingerprint (see `skillpack fingerprint`)."
+)]
+pub struct Cli {
+    /// Log filter for stderr (`error`, `warn`, `info`, `debug`, `trace`, or an
+    /// EnvFilter directive). Defaults to RUST_LOG, then `info`.
+    #[arg(long, global = true, value_name = "LEVEL")]
+    pub log_level: Option<String>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Serve MCP over stdio (the default).
+    Serve(ServeArgs),
+    /// Print the catalog's name, fingerprint, counts and sizes.
+    Info {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List skills and/or docs, one per line (tab-separated).
+    List {
+        #[arg(value_enum)]
+        kind: Option<ListKind>,
+    },
+    /// Print one resource by URI (text as is, binary files as raw bytes).
+    Read {
+        /// Any catalog URI, e.g. resource://catalog/skills_index or skill://pdf/SKILL.md.
+        uri: String,
+    },
+    /// Print the catalog fingerprint (`blake3:<64 hex>`).
+    Fingerprint,
+}
+
+#[derive(clap::Args, Debug, Default)]
+pub struct ServeArgs {
+    /// Refuse to start unless the catalog fingerprint starts with this hex prefix (at least
+    /// 12 hex digits, `blake3:` optional): pins a deployment to one content release.
+    #[arg(long, value_name = "HEX")]
+    pub expect_fingerprint: Option<String>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListKind {
+    Skills,
+    Docs,
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let serving = matches!(cli.command, None | Some(Command::Serve(_)));
+    init_logging(
+        cli.log_level.as_deref(),
+        if serving { "info" } else { "warn" },
+    );
+    let catalog = Catalog::baked();
+    match cli.command.unwrap_or(Command::Serve(ServeArgs::default())) {
+        Command::Serve(args) => serve(catalog, args),
+        Command::Info { json } => info(&catalog, json),
+        Command::List { kind } => list(&catalog, kind),
+        Command::Read { uri } => read(&catalog, &uri),
+        Command::Fingerprint => {
+            println!("{}", catalog.fingerprint());
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn init_logging(flag: Option<&str>, default: &str) {
+    use tracing_subscriber::EnvFilter;
+    let filter = match flag {
+        Some(directive) => EnvFilter::try_new(directive).unwrap_or_else(|error| {
+            eprintln!("skillpack: ignoring --log-level {directive:?}: {error}");
+            EnvFilter::new(default)
+        }),
+        None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default)),
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_env_filter(filter)
+        .try_init();
+}
+
+/// Check `--expect-fingerprint`: `Err(message)` when it is malformed or does not match.
+pub fn check_fingerprint(catalog: &Catalog, expected: &str) -> Result<(), String> {
+    let wanted = expected
+        .trim()
+        .trim_start_matches("blake3:")
+        .to_ascii_lowercase();
+    if wanted.len() < 12 || !wanted.chars().all(|c| c.is_ascii_hexdigit()) {
+        return Err(format!(
+            "--expect-fingerprint takes at least 12 hex digits of a catalog fingerprint, got {expected:?}; \
+             `skillpack fingerprint` prints this binary's"
+        ));
+    }
+    let actual = catalog.fingerprint().trim_start_matches("blake3:");
+    if !actual.starts_with(&wanted) {
+        return Err(format!(
+            "refusing to start: this binary serves catalog {} but --expect-fingerprint wants {wanted}…; \
+             deploy the binary built from the expected content, or update the pin",
+            catalog.fingerprint()
+        ));
+    }
+    Ok(())
+}
+
+fn serve(catalog: Catalog, args: ServeArgs) -> ExitCode {
+    if let Some(expected) = &args.expect_fingerprint
+        && let Err(message) = check_fingerprint(&catalog, expected)
+    {
+        eprintln!("skillpack: {message}");
+        return ExitCode::from(2);
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("skillpack: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    tracing::info!(
+        name = catalog.name(),
+        version = SERVER_VERSION,
+        fingerprint = catalog.fingerprint(),
+        "serving MCP over stdio"
+    );
+    match runtime.block_on(crate::transport::stdio::serve(SkillpackServer::new(
+        catalog,
+    ))) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("skillpack: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
+    let archive = catalog.archive();
+    let t = &archive.totals;
+    let summary = json!({
+        "name": catalog.name(),
+        "version": SERVER_VERSION,
+        "fingerprint": catalog.fingerprint(),
+        "contract_version": crate::model::CONTRACT_VERSION,
+        "skills": t.skills.to_native(),
+        "references": t.references.to_native(),
+        "skill_files": t.skill_files.to_native(),
+        "docs": t.docs.to_native(),
+        "chunks": t.chunks.to_native(),
+        "chunk_bytes": archive.chunk_bytes.to_native(),
+        "content_bytes": t.content_bytes.to_native(),
+        "blob_bytes": t.blob_bytes.to_native(),
+        "uris": archive.uri_index.entries.len(),
+    });
+    if as_json {
+        println!("{summary:#}");
+    } else {
+        println!("name:         {}", catalog.name());
+        println!("version:      {SERVER_VERSION}");
+        println!("fingerprint:  {}", catalog.fingerprint());
+        println!("contract:     {}", crate::model::CONTRACT_VERSION);
+        println!(
+            "skills:       {} ({} references, {} skill files)",
+            t.skills, t.references, t.skill_files
+        );
+        println!("docs:         {}", t.docs);
+        println!(
+            "chunks:       {} (at most {} bytes each)",
+            t.chunks, archive.chunk_bytes
+        );
+        println!(
+            "content:      {} bytes ({} bytes stored after de-duplication)",
+            t.content_bytes, t.blob_bytes
+        );
+        println!("uris:         {}", archive.uri_index.entries.len());
+    }
+    ExitCode::SUCCESS
+}
+
+fn list(catalog: &Catalog, kind: Option<ListKind>) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    if kind != Some(ListKind::Docs) {
+        for skill in catalog.skills() {
+            let document = catalog.document(skill.document.to_native());
+            let _ = writeln!(
+                out,
+                "skill\t{}\t{}\t{}",
+                skill.id, document.uri, document.summary
+            );
+        }
+    }
+    if kind != Some(ListKind::Skills) {
+        for document in catalog.documents() {
+            if document.kind == ArchivedDocKind::Doc {
+                let _ = writeln!(
+                    out,
+                    "doc\t{}\t{}\t{}",
+                    document.path, document.uri, document.title
+                );
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn read(catalog: &Catalog, uri: &str) -> ExitCode {
+    match cmd::resources::read(catalog, uri) {
+        Ok(result) => {
+            let mut out = std::io::stdout().lock();
+            for contents in result.contents {
+                let written = match contents {
+                    ResourceContents::TextResourceContents { text, .. } => {
+                        out.write_all(text.as_bytes())
+                    }
+                    ResourceContents::BlobResourceContents { blob, .. } => {
+                        match base64::engine::general_purpose::STANDARD.decode(blob) {
+                            Ok(bytes) => out.write_all(&bytes),
+                            Err(error) => Err(std::io::Error::other(error)),
+                        }
+                    }
+                    _ => Ok(()),
+                };
+                if written.is_err() {
+                    return ExitCode::FAILURE;
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("skillpack: {} ({})", error.message, error.code.as_str());
+            if !error.reason.is_empty() {
+                eprintln!("  reason: {}", error.reason);
+            }
+            if !error.candidates.is_empty() {
+                eprintln!("  did you mean: {}", error.candidates.join(", "));
+            }
+            if let Some(repair) = &error.repair {
+                eprintln!("  next: {}", repair.alternative);
+            }
+            ExitCode::FAILURE
+        }
+    }
+}

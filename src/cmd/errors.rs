@@ -1,0 +1,238 @@
+//! The error envelope: one shape, two carriers (SPEC §4 "Errors").
+//!
+//! - Non-tool requests (`resources/read`, …): a JSON-RPC error whose `data` is the envelope
+//!   with `machine_code` / `human_message`.
+//! - Tools: a result with `isError: true` and the envelope in `structuredContent`, with
+//!   `code` / `message`.
+//!
+//! `details.candidates` holds did-you-mean suggestions computed from the baked ids, and
+//! `repair` names the next step that fixes the request.
+
+use rmcp::ErrorData;
+use serde_json::{Map, Value, json};
+
+use crate::catalog::Catalog;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    SkillNotFound,
+    ReferenceNotFound,
+    DocNotFound,
+    FileNotFound,
+    ChunkNotFound,
+    AnchorNotFound,
+    InvalidUri,
+    InvalidPath,
+    InvalidArgument,
+    CursorInvalid,
+}
+
+impl Code {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::SkillNotFound => "skill_not_found",
+            Code::ReferenceNotFound => "reference_not_found",
+            Code::DocNotFound => "doc_not_found",
+            Code::FileNotFound => "file_not_found",
+            Code::ChunkNotFound => "chunk_not_found",
+            Code::AnchorNotFound => "anchor_not_found",
+            Code::InvalidUri => "invalid_uri",
+            Code::InvalidPath => "invalid_path",
+            Code::InvalidArgument => "invalid_argument",
+            Code::CursorInvalid => "cursor_invalid",
+        }
+    }
+
+    fn is_not_found(self) -> bool {
+        matches!(
+            self,
+            Code::SkillNotFound
+                | Code::ReferenceNotFound
+                | Code::DocNotFound
+                | Code::FileNotFound
+                | Code::ChunkNotFound
+                | Code::AnchorNotFound
+        )
+    }
+}
+
+/// The next step that fixes a failed request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repair {
+    /// Symbolic step, e.g. `read_index_then_retry`.
+    pub next_step: &'static str,
+    /// A tool to call, with arguments that work when passed literally.
+    pub tool: Option<(&'static str, Value)>,
+    /// What to do without tools.
+    pub alternative: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatalogError {
+    pub code: Code,
+    pub message: String,
+    /// The request field at fault (`uri`, `cursor`, `skill_id`…).
+    pub field: &'static str,
+    pub value: String,
+    pub reason: String,
+    pub candidates: Vec<String>,
+    pub repair: Option<Repair>,
+    /// The URI the request was about, if any.
+    pub resource_uri: Option<String>,
+}
+
+impl CatalogError {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        CatalogError {
+            code,
+            message: message.into(),
+            field: "",
+            value: String::new(),
+            reason: String::new(),
+            candidates: Vec::new(),
+            repair: None,
+            resource_uri: None,
+        }
+    }
+
+    pub fn field(mut self, field: &'static str, value: impl Into<String>) -> Self {
+        self.field = field;
+        self.value = value.into();
+        self
+    }
+
+    pub fn reason(mut self, reason: impl Into<String>) -> Self {
+        self.reason = reason.into();
+        self
+    }
+
+    pub fn candidates(mut self, candidates: Vec<String>) -> Self {
+        self.candidates = candidates;
+        self
+    }
+
+    pub fn repair(mut self, repair: Repair) -> Self {
+        self.repair = Some(repair);
+        self
+    }
+
+    pub fn uri(mut self, uri: impl Into<String>) -> Self {
+        self.resource_uri = Some(uri.into());
+        self
+    }
+
+    fn details(&self) -> Value {
+        json!({
+            "field": self.field,
+            "value": crate::uri::shorten(&self.value),
+            "reason": self.reason,
+            "candidates": self.candidates,
+        })
+    }
+
+    fn repair_json(&self) -> Value {
+        match &self.repair {
+            None => Value::Null,
+            Some(repair) => {
+                let mut map = Map::new();
+                map.insert("next_step".into(), repair.next_step.into());
+                if let Some((tool, arguments)) = &repair.tool {
+                    map.insert("tool".into(), (*tool).into());
+                    map.insert("arguments".into(), arguments.clone());
+                }
+                map.insert("alternative".into(), repair.alternative.clone().into());
+                Value::Object(map)
+            }
+        }
+    }
+
+    /// The envelope as carried in JSON-RPC `error.data`.
+    pub fn rpc_envelope(&self, catalog: &Catalog) -> Value {
+        let mut envelope = json!({
+            "machine_code": self.code.as_str(),
+            "human_message": self.message,
+            "details": self.details(),
+            "temporary": false,
+            "retry_after_ms": null,
+            "repair": self.repair_json(),
+            "resource_uri": self.resource_uri,
+            "fingerprint": catalog.fingerprint(),
+        });
+        // The base protocol's resource-not-found convention (SEP-2164) puts the URI at
+        // `data.uri`; keep it there too for clients that only know that.
+        if let Some(uri) = &self.resource_uri {
+            envelope["uri"] = Value::String(crate::uri::shorten(uri));
+        }
+        envelope
+    }
+
+    /// The envelope as carried in a tool result's `structuredContent`.
+    pub fn tool_envelope(&self, catalog: &Catalog) -> Value {
+        json!({
+            "code": self.code.as_str(),
+            "message": self.message,
+            "details": self.details(),
+            "temporary": false,
+            "retry_after_ms": null,
+            "repair": self.repair_json(),
+            "resource_uri": self.resource_uri,
+            "fingerprint": catalog.fingerprint(),
+        })
+    }
+
+    /// The JSON-RPC carrier. Not-found errors use the resource-not-found code, which rmcp
+    /// maps to `-32602` for 2026-07-28 peers and `-32002` for older ones.
+    pub fn into_error_data(self, catalog: &Catalog) -> ErrorData {
+        let data = Some(self.rpc_envelope(catalog));
+        let message = self.message;
+        if self.code.is_not_found() {
+            ErrorData::resource_not_found(message, data)
+        } else {
+            ErrorData::invalid_params(message, data)
+        }
+    }
+}
+
+/// Up to `limit` ids from `known` that look like `wanted`: prefix matches first, then by
+/// edit distance (at most a third of the length, and at most 3).
+pub fn did_you_mean<'a>(
+    wanted: &str,
+    known: impl IntoIterator<Item = &'a str>,
+    limit: usize,
+) -> Vec<String> {
+    let wanted_lower = wanted.to_lowercase();
+    let max_distance = (wanted_lower.chars().count() / 3).clamp(1, 3);
+    let mut scored: Vec<(usize, usize, &str)> = known
+        .into_iter()
+        .filter_map(|candidate| {
+            let lower = candidate.to_lowercase();
+            if !wanted_lower.is_empty()
+                && (lower.starts_with(&wanted_lower) || wanted_lower.starts_with(&lower))
+            {
+                return Some((0, strsim::levenshtein(&wanted_lower, &lower), candidate));
+            }
+            let distance = strsim::levenshtein(&wanted_lower, &lower);
+            (distance <= max_distance).then_some((1, distance, candidate))
+        })
+        .collect();
+    scored.sort();
+    scored.dedup_by(|a, b| a.2 == b.2);
+    scored
+        .into_iter()
+        .take(limit)
+        .map(|(_, _, c)| c.to_owned())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_by_prefix_and_edit_distance() {
+        let known = ["pdf", "pptx", "docx", "xlsx", "skill-creator"];
+        assert_eq!(did_you_mean("pdg", known, 3), ["pdf"]);
+        assert_eq!(did_you_mean("skill", known, 3), ["skill-creator"]);
+        assert!(did_you_mean("zzzzzzzz", known, 3).is_empty());
+    }
+}

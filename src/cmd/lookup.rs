@@ -1,0 +1,346 @@
+//! From a URI a client sent to what it names: the exact perfect-hash lookup first (the
+//! canonical spelling costs one hash probe), then parsing and canonicalisation, and when
+//! nothing matches, an error that says precisely what is missing and what exists instead.
+
+use super::errors::{CatalogError, Code, Repair, did_you_mean};
+use crate::catalog::Catalog;
+use crate::model::{ArchivedDocument, ArchivedHeading, ArchivedTarget, Target};
+use crate::uri::{self, Family, UriError};
+
+/// How many did-you-mean candidates an error carries.
+pub const CANDIDATES: usize = 5;
+
+/// A URI resolved to a catalog entry.
+#[derive(Debug, Clone, Copy)]
+pub struct Resolved {
+    pub target: Target,
+    /// The heading a `#anchor` names, for document targets.
+    pub heading: Option<&'static ArchivedHeading>,
+}
+
+pub fn resolve(catalog: &Catalog, raw: &str) -> Result<Resolved, CatalogError> {
+    let (base, fragment) = match raw.split_once('#') {
+        Some((base, fragment)) => (base, Some(fragment)),
+        None => (raw, None),
+    };
+    // Fast path: the canonical spelling, as listed everywhere the server names URIs.
+    if base.len() <= uri::MAX_URI_BYTES
+        && let Some(target) = catalog.lookup(base)
+    {
+        let target = native(target);
+        return match fragment {
+            None => Ok(Resolved {
+                target,
+                heading: None,
+            }),
+            Some(_) => {
+                let parsed = uri::parse(raw).map_err(|e| uri_error(raw, e))?;
+                attach_anchor(catalog, raw, target, parsed.anchor.as_deref())
+            }
+        };
+    }
+    let parsed = uri::parse(raw).map_err(|e| uri_error(raw, e))?;
+    let canonical = parsed.canonical();
+    if let Some(target) = catalog.lookup(&canonical) {
+        return attach_anchor(catalog, raw, native(target), parsed.anchor.as_deref());
+    }
+    Err(not_found(
+        catalog,
+        raw,
+        &parsed.family,
+        parsed.chunk.as_deref(),
+    ))
+}
+
+fn attach_anchor(
+    catalog: &Catalog,
+    raw: &str,
+    target: Target,
+    anchor: Option<&str>,
+) -> Result<Resolved, CatalogError> {
+    let Some(anchor) = anchor else {
+        return Ok(Resolved {
+            target,
+            heading: None,
+        });
+    };
+    let Target::Document(index) = target else {
+        return Err(CatalogError::new(
+            Code::InvalidUri,
+            "Only document URIs take a #anchor.",
+        )
+        .field("uri", raw)
+        .reason("`#anchor` selects a section of a markdown document; this URI names something else")
+        .uri(raw));
+    };
+    let document = catalog.document(index);
+    match document
+        .outline
+        .iter()
+        .find(|h| h.anchor.as_str() == anchor)
+    {
+        Some(heading) => Ok(Resolved {
+            target,
+            heading: Some(heading),
+        }),
+        None => Err(CatalogError::new(
+            Code::AnchorNotFound,
+            format!(
+                "{} has no heading with the anchor `#{}`.",
+                document.uri,
+                uri::shorten(anchor)
+            ),
+        )
+        .field("anchor", anchor)
+        .reason("anchors are the GitHub-style slugs of the document's headings")
+        .candidates(did_you_mean(
+            anchor,
+            document.outline.iter().map(|h| h.anchor.as_str()),
+            CANDIDATES,
+        ))
+        .repair(read_document_repair(document))
+        .uri(raw)),
+    }
+}
+
+fn native(target: &ArchivedTarget) -> Target {
+    match target {
+        ArchivedTarget::Capabilities => Target::Capabilities,
+        ArchivedTarget::SkillsIndex => Target::SkillsIndex,
+        ArchivedTarget::DocsIndex => Target::DocsIndex,
+        ArchivedTarget::SkillRecord(i) => Target::SkillRecord(i.to_native()),
+        ArchivedTarget::Document(i) => Target::Document(i.to_native()),
+        ArchivedTarget::Chunk { document, chunk } => Target::Chunk {
+            document: document.to_native(),
+            chunk: chunk.to_native(),
+        },
+        ArchivedTarget::SkillFile(i) => Target::SkillFile(i.to_native()),
+        ArchivedTarget::Directory(i) => Target::Directory(i.to_native()),
+    }
+}
+
+fn uri_error(raw: &str, error: UriError) -> CatalogError {
+    let (code, message) = match &error {
+        UriError::Invalid(_) => (Code::InvalidUri, "This is not a URI of this catalog."),
+        UriError::Path(_) => (
+            Code::InvalidPath,
+            "The URI's path is not a plain relative path inside the catalog.",
+        ),
+    };
+    CatalogError::new(code, message)
+        .field("uri", raw)
+        .reason(error.reason())
+        .repair(Repair {
+            next_step: "read_capabilities",
+            tool: None,
+            alternative: format!(
+                "Read {} for the URI families this server serves, or {} / {} for every skill and doc URI.",
+                uri::CAPABILITIES,
+                uri::SKILLS_INDEX,
+                uri::DOCS_INDEX
+            ),
+        })
+        .uri(raw)
+}
+
+pub fn skills_index_repair() -> Repair {
+    Repair {
+        next_step: "list_skills_then_retry",
+        tool: None,
+        alternative: format!("Read {} for every skill id.", uri::SKILLS_INDEX),
+    }
+}
+
+pub fn docs_index_repair() -> Repair {
+    Repair {
+        next_step: "list_docs_then_retry",
+        tool: None,
+        alternative: format!("Read {} for every doc path.", uri::DOCS_INDEX),
+    }
+}
+
+pub fn read_document_repair(document: &ArchivedDocument) -> Repair {
+    Repair {
+        next_step: "read_document_meta",
+        tool: None,
+        alternative: format!(
+            "Read {}: its _meta[\"io.skillpack/document\"] lists the outline anchors and chunk ids.",
+            document.uri
+        ),
+    }
+}
+
+fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>) -> CatalogError {
+    let skill_not_found = |skill_id: &str| {
+        CatalogError::new(
+            Code::SkillNotFound,
+            format!("No skill has the id `{}`.", uri::shorten(skill_id)),
+        )
+        .field("skill_id", skill_id)
+        .reason("skill ids are the names of the skills compiled into this server")
+        .candidates(did_you_mean(
+            skill_id,
+            catalog.skills().iter().map(|s| s.id.as_str()),
+            CANDIDATES,
+        ))
+        .repair(skills_index_repair())
+        .uri(raw)
+    };
+    // The document exists but the chunk does not.
+    if let Some(chunk_id) = chunk
+        && let Some(ArchivedTarget::Document(index)) = catalog.lookup(&family.canonical())
+    {
+        let document = catalog.document(index.to_native());
+        return CatalogError::new(
+            Code::ChunkNotFound,
+            format!(
+                "{} has no chunk `{}`.",
+                document.uri,
+                uri::shorten(chunk_id)
+            ),
+        )
+        .field("chunk_id", chunk_id)
+        .reason(format!(
+            "this document has {} chunk(s); chunk ids are listed in its _meta chunk catalog",
+            document.chunks.len()
+        ))
+        .candidates(did_you_mean(
+            chunk_id,
+            document.chunks.iter().map(|c| c.id.as_str()),
+            CANDIDATES,
+        ))
+        .repair(read_document_repair(document))
+        .uri(raw);
+    }
+    match family {
+        Family::SkillRecord { skill_id } | Family::SkillDocument { skill_id } => {
+            skill_not_found(skill_id)
+        }
+        Family::Reference { skill_id, ref_id } => {
+            let Some(skill) = catalog.skill_by_id(skill_id) else {
+                return skill_not_found(skill_id);
+            };
+            let skill = catalog.skill(skill);
+            CatalogError::new(
+                Code::ReferenceNotFound,
+                format!(
+                    "Skill `{}` has no reference `{}`.",
+                    skill.id,
+                    uri::shorten(ref_id)
+                ),
+            )
+            .field("ref_id", ref_id)
+            .reason(format!(
+                "skill `{}` has {} reference(s), listed in its record",
+                skill.id,
+                skill.references.len()
+            ))
+            .candidates(did_you_mean(
+                ref_id,
+                skill.references.iter().map(|r| r.id.as_str()),
+                CANDIDATES,
+            ))
+            .repair(Repair {
+                next_step: "read_skill_record_then_retry",
+                tool: None,
+                alternative: format!(
+                    "Read {} for the skill's reference ids.",
+                    uri::skill_record(&skill.id)
+                ),
+            })
+            .uri(raw)
+        }
+        Family::Doc { path } => {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            let docs = catalog
+                .documents()
+                .iter()
+                .filter(|d| d.kind == crate::model::ArchivedDocKind::Doc);
+            let mut candidates: Vec<String> = docs
+                .clone()
+                .filter(|d| d.path.as_str().rsplit('/').next() == Some(name))
+                .map(|d| d.path.as_str().to_owned())
+                .take(CANDIDATES)
+                .collect();
+            for c in did_you_mean(path, docs.map(|d| d.path.as_str()), CANDIDATES) {
+                if candidates.len() < CANDIDATES && !candidates.contains(&c) {
+                    candidates.push(c);
+                }
+            }
+            CatalogError::new(
+                Code::DocNotFound,
+                format!("No doc at the path `{}`.", uri::shorten(path)),
+            )
+            .field("path", path.as_str())
+            .reason("doc paths are relative to the docs folder the catalog was built from")
+            .candidates(candidates)
+            .repair(docs_index_repair())
+            .uri(raw)
+        }
+        Family::SkillPath { path } => skill_path_not_found(catalog, raw, path),
+        Family::Capabilities | Family::SkillsIndex | Family::DocsIndex => {
+            // Always present; reaching here means the index is inconsistent.
+            CatalogError::new(Code::InvalidUri, "This catalog resource is not available.")
+                .field("uri", raw)
+                .uri(raw)
+        }
+    }
+}
+
+fn skill_path_not_found(catalog: &Catalog, raw: &str, path: &str) -> CatalogError {
+    // The longest skill folder that contains the path, if any.
+    let skill = catalog
+        .skills()
+        .iter()
+        .filter(|s| path == s.path.as_str() || path.starts_with(&format!("{}/", s.path)))
+        .max_by_key(|s| s.path.len());
+    match skill {
+        None => {
+            let wanted = path.split('/').next_back().unwrap_or(path);
+            CatalogError::new(
+                Code::SkillNotFound,
+                format!("No skill is served under `{}`.", uri::shorten(raw)),
+            )
+            .field("uri", raw)
+            .reason("skill:// URIs are skill://<skill path>/<file>; skills/list gives every skill's SKILL.md URI")
+            .candidates(did_you_mean(
+                wanted,
+                catalog.skills().iter().map(|s| s.skill_md_uri.as_str()),
+                CANDIDATES,
+            ))
+            .repair(skills_index_repair())
+            .uri(raw)
+        }
+        Some(skill) => {
+            let files = catalog.skill_files(skill);
+            CatalogError::new(
+                Code::FileNotFound,
+                format!(
+                    "Skill `{}` has no file at `{}`.",
+                    skill.id,
+                    uri::shorten(raw)
+                ),
+            )
+            .field("uri", raw)
+            .reason(format!(
+                "skill `{}` has {} file(s), listed in its skills/get manifest",
+                skill.id,
+                files.len()
+            ))
+            .candidates(did_you_mean(
+                raw,
+                files.iter().map(|f| f.uri.as_str()),
+                CANDIDATES,
+            ))
+            .repair(Repair {
+                next_step: "read_skill_record_then_retry",
+                tool: None,
+                alternative: format!(
+                    "Read {} for the skill's files.",
+                    uri::skill_record(&skill.id)
+                ),
+            })
+            .uri(raw)
+        }
+    }
+}

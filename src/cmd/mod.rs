@@ -1,0 +1,9 @@
+//! One module per MCP surface. Each takes the [`Catalog`](crate::catalog::Catalog) and
+//! request arguments and returns rmcp result types or a
+//! [`CatalogError`](errors::CatalogError); none of them does IO.
+
+pub mod cursor;
+pub mod errors;
+pub mod lookup;
+pub mod resources;
+pub mod templates;

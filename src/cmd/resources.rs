@@ -1,0 +1,287 @@
+//! `resources/list` and `resources/read`.
+//!
+//! The list is bounded: the three catalog resources and one entry per skill document,
+//! paginated natively past [`RESOURCES_PAGE_SIZE`]. Docs, references, chunks and sections
+//! are reached through the indexes and templates, never enumerated here.
+//!
+//! A read of a document returns the whole body (attaching is a deliberate act) with its
+//! outline and chunk catalog in `_meta`; chunk and `#anchor` reads return just that piece.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use rmcp::model::{
+    ListResourcesResult, MetaObject, ReadResourceResult, Resource, ResourceContents,
+};
+use serde_json::{Map, Value, json};
+
+use super::cursor;
+use super::errors::{CatalogError, Code, Repair};
+use super::lookup::{self, Resolved};
+use crate::catalog::Catalog;
+use crate::contract::{
+    META_CHUNK, META_DOCUMENT, META_RESOURCE, META_SECTION, RESOURCES_PAGE_SIZE,
+};
+use crate::model::{ArchivedDocKind, ArchivedDocument, ArchivedHeading, Target};
+use crate::uri;
+
+const LISTING: &str = "resources";
+pub const JSON: &str = "application/json";
+pub const MARKDOWN: &str = "text/markdown";
+
+/// Number of entries `resources/list` enumerates in total.
+pub fn listed_count(catalog: &Catalog) -> usize {
+    3 + catalog.skills().len()
+}
+
+/// Entry `index` of the full resource listing.
+fn entry(catalog: &Catalog, index: usize) -> Resource {
+    let archive = catalog.archive();
+    match index {
+        0 => Resource::new(uri::CAPABILITIES, "capabilities")
+            .with_title("Catalog capabilities")
+            .with_description(format!(
+                "What {} serves and does not do, its fingerprint, URI families, error codes and limits. Start here.",
+                catalog.name()
+            ))
+            .with_mime_type(JSON)
+            .with_size(archive.capabilities_json.len() as u64),
+        1 => Resource::new(uri::SKILLS_INDEX, "skills_index")
+            .with_title("Skills index")
+            .with_description(format!(
+                "One compact record per skill ({} skills): id, description, tags, capabilities, document URI, size.",
+                archive.totals.skills.to_native()
+            ))
+            .with_mime_type(JSON)
+            .with_size(archive.skills_index_json.len() as u64),
+        2 => Resource::new(uri::DOCS_INDEX, "docs_index")
+            .with_title("Docs index")
+            .with_description(format!(
+                "One record per doc ({} docs): path, URI, title, summary, size, chunk count.",
+                archive.totals.docs.to_native()
+            ))
+            .with_mime_type(JSON)
+            .with_size(archive.docs_index_json.len() as u64),
+        _ => {
+            let skill = catalog.skill((index - 3) as u32);
+            let document = catalog.document(skill.document.to_native());
+            let mut meta = Map::new();
+            meta.insert(
+                META_RESOURCE.into(),
+                json!({
+                    "kind": "skill",
+                    "skill_id": skill.id.as_str(),
+                    "version": document.version.as_str(),
+                    "chunks": document.chunks.len(),
+                    "record_uri": uri::skill_record(&skill.id),
+                    "skill_uri": skill.skill_md_uri.as_str(),
+                }),
+            );
+            Resource::new(document.uri.as_str(), skill.id.as_str())
+                .with_title(document.title.as_str())
+                .with_description(document.summary.as_str())
+                .with_mime_type(MARKDOWN)
+                .with_size(document.content.len.to_native())
+                .with_meta(MetaObject::from(meta))
+        }
+    }
+}
+
+pub fn list(catalog: &Catalog, cursor: Option<&str>) -> Result<ListResourcesResult, CatalogError> {
+    let total = listed_count(catalog);
+    let start = match cursor {
+        None => 0,
+        Some(c) => cursor::decode(catalog, LISTING, c)?,
+    };
+    if start > total {
+        return Err(CatalogError::new(
+            Code::CursorInvalid,
+            "This cursor points past the end of the listing.",
+        )
+        .field("cursor", cursor.unwrap_or_default()));
+    }
+    let end = (start + RESOURCES_PAGE_SIZE).min(total);
+    let mut result =
+        ListResourcesResult::with_all_items((start..end).map(|i| entry(catalog, i)).collect());
+    if end < total {
+        result.next_cursor = Some(cursor::encode(catalog, LISTING, end));
+    }
+    Ok(result)
+}
+
+pub fn read(catalog: &Catalog, raw: &str) -> Result<ReadResourceResult, CatalogError> {
+    let resolved = lookup::resolve(catalog, raw)?;
+    let archive = catalog.archive();
+    let contents = match resolved {
+        Resolved {
+            target: Target::Capabilities,
+            ..
+        } => json_contents(uri::CAPABILITIES, &archive.capabilities_json),
+        Resolved {
+            target: Target::SkillsIndex,
+            ..
+        } => json_contents(uri::SKILLS_INDEX, &archive.skills_index_json),
+        Resolved {
+            target: Target::DocsIndex,
+            ..
+        } => json_contents(uri::DOCS_INDEX, &archive.docs_index_json),
+        Resolved {
+            target: Target::SkillRecord(i),
+            ..
+        } => {
+            let skill = catalog.skill(i);
+            json_contents(&uri::skill_record(&skill.id), &skill.record_json)
+        }
+        Resolved {
+            target: Target::Document(d),
+            heading: None,
+        } => document_contents(catalog, catalog.document(d)),
+        Resolved {
+            target: Target::Document(d),
+            heading: Some(heading),
+        } => section_contents(catalog, catalog.document(d), heading),
+        Resolved {
+            target: Target::Chunk { document, chunk },
+            ..
+        } => chunk_contents(catalog, catalog.document(document), chunk as usize),
+        Resolved {
+            target: Target::SkillFile(i),
+            ..
+        } => {
+            let file = &catalog.files()[i as usize];
+            let bytes = catalog.bytes(&file.content);
+            let contents = if file.is_text {
+                ResourceContents::text(String::from_utf8_lossy(bytes), file.uri.as_str())
+            } else {
+                ResourceContents::blob(BASE64.encode(bytes), file.uri.as_str())
+            };
+            contents.with_mime_type(file.mime_type.as_str())
+        }
+        Resolved {
+            target: Target::Directory(i),
+            ..
+        } => {
+            let dir = &archive.directories[i as usize];
+            return Err(CatalogError::new(
+                Code::InvalidUri,
+                format!("{} is a directory, not a file.", dir.uri),
+            )
+            .field("uri", raw)
+            .reason("directories have no content of their own")
+            .repair(Repair {
+                next_step: "read_directory",
+                tool: None,
+                alternative: format!(
+                    "List it with resources/directory/read {{\"uri\": \"{}\"}}, then read one of its files.",
+                    dir.uri
+                ),
+            })
+            .uri(raw));
+        }
+    };
+    Ok(ReadResourceResult::new(vec![contents]))
+}
+
+fn json_contents(uri: &str, json: &str) -> ResourceContents {
+    ResourceContents::text(json, uri).with_mime_type(JSON)
+}
+
+fn meta(key: &str, value: Value) -> MetaObject {
+    let mut map = Map::new();
+    map.insert(key.into(), value);
+    MetaObject::from(map)
+}
+
+fn document_contents(catalog: &Catalog, document: &ArchivedDocument) -> ResourceContents {
+    let value: Value = serde_json::from_str(&document.meta_json).unwrap_or(Value::Null);
+    ResourceContents::text(catalog.text(document), document.uri.as_str())
+        .with_mime_type(MARKDOWN)
+        .with_meta(meta(META_DOCUMENT, value))
+}
+
+/// `(text, start, end)` of a byte range of a document, on character boundaries.
+fn slice<'a>(
+    catalog: &Catalog,
+    document: &'a ArchivedDocument,
+    start: u64,
+    end: u64,
+) -> &'static str {
+    let text = catalog.text(document);
+    text.get(start as usize..end as usize).unwrap_or_default()
+}
+
+fn chunk_contents(
+    catalog: &Catalog,
+    document: &ArchivedDocument,
+    index: usize,
+) -> ResourceContents {
+    let chunks = document.chunks.as_slice();
+    let chunk = &chunks[index];
+    let chunk_uri = uri::chunk(&document.uri, &chunk.id);
+    let neighbour = |i: Option<usize>| {
+        i.and_then(|i| chunks.get(i))
+            .map(|c| Value::String(uri::chunk(&document.uri, &c.id)))
+            .unwrap_or(Value::Null)
+    };
+    let value = json!({
+        "document_uri": document.uri.as_str(),
+        "chunk_id": chunk.id.as_str(),
+        "heading": chunk.heading.as_str(),
+        "index": index + 1,
+        "count": chunks.len(),
+        "version": document.version.as_str(),
+        "start": chunk.start.to_native(),
+        "end": chunk.end.to_native(),
+        "prev_chunk_uri": neighbour(index.checked_sub(1)),
+        "next_chunk_uri": neighbour(Some(index + 1)),
+    });
+    ResourceContents::text(
+        slice(
+            catalog,
+            document,
+            chunk.start.to_native(),
+            chunk.end.to_native(),
+        ),
+        chunk_uri,
+    )
+    .with_mime_type(MARKDOWN)
+    .with_meta(meta(META_CHUNK, value))
+}
+
+fn section_contents(
+    catalog: &Catalog,
+    document: &ArchivedDocument,
+    heading: &ArchivedHeading,
+) -> ResourceContents {
+    let (start, end) = (heading.start.to_native(), heading.end.to_native());
+    let chunk_ids: Vec<&str> = document
+        .chunks
+        .iter()
+        .filter(|c| c.start.to_native() < end && c.end.to_native() > start)
+        .map(|c| c.id.as_str())
+        .collect();
+    let value = json!({
+        "document_uri": document.uri.as_str(),
+        "anchor": heading.anchor.as_str(),
+        "heading": heading.text.as_str(),
+        "level": heading.level,
+        "version": document.version.as_str(),
+        "start": start,
+        "end": end,
+        "chunk_ids": chunk_ids,
+    });
+    ResourceContents::text(
+        slice(catalog, document, start, end),
+        uri::anchor(&document.uri, &heading.anchor),
+    )
+    .with_mime_type(MARKDOWN)
+    .with_meta(meta(META_SECTION, value))
+}
+
+/// Kind of a document for display (`skill`, `reference`, `doc`).
+pub fn kind_name(document: &ArchivedDocument) -> &'static str {
+    match document.kind {
+        ArchivedDocKind::Skill { .. } => "skill",
+        ArchivedDocKind::Reference { .. } => "reference",
+        ArchivedDocKind::Doc => "doc",
+    }
+}

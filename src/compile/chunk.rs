@@ -1,0 +1,305 @@
+//! Chunking: cut a document into section-stable pieces of at most `max_bytes`.
+//!
+//! Rules (SPEC §2.3):
+//! - Sections start at every H1/H2 heading; content before the first one is `intro`
+//!   (frontmatter alone is folded into the first section).
+//! - A chunk id is its section's anchor. An oversized section is split into parts `id`,
+//!   `id-2`, `id-3`…, cut at top-level block boundaries, else at line boundaries, never
+//!   inside a code block or a UTF-8 character. A code block larger than the limit becomes
+//!   one oversized chunk rather than being cut.
+//! - Chunks are contiguous and cover the document exactly, so they concatenate back to it.
+//! - Ids depend only on a section's own heading and size, so editing one section does not
+//!   rename the chunks of another.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use crate::model::{Chunk, Heading};
+
+/// Headings at this level or above start a section.
+pub const SECTION_LEVEL: u8 = 2;
+pub const INTRO_ID: &str = "intro";
+
+pub struct Input<'a> {
+    pub text: &'a str,
+    /// Where the markdown body starts (after frontmatter).
+    pub body_offset: usize,
+    pub outline: &'a [Heading],
+    pub block_starts: &'a [usize],
+    pub code_blocks: &'a [Range<usize>],
+    pub max_bytes: usize,
+    /// Heading shown for the `intro` chunk.
+    pub intro_heading: &'a str,
+}
+
+pub fn chunk(input: &Input<'_>) -> Vec<Chunk> {
+    let len = input.text.len();
+    let sections: Vec<&Heading> = input
+        .outline
+        .iter()
+        .filter(|h| h.level <= SECTION_LEVEL)
+        .collect();
+    // Every anchor is reserved so that no split part takes an id that means a heading.
+    let mut used: HashSet<String> = input.outline.iter().map(|h| h.anchor.clone()).collect();
+
+    // (start, end, id, heading) per section.
+    let mut spans: Vec<(usize, usize, String, String)> = Vec::new();
+    let first = sections.first().map_or(len, |h| h.start as usize);
+    let intro_is_empty = input.text[input.body_offset.min(first)..first]
+        .trim()
+        .is_empty();
+    if first > 0 && !(intro_is_empty && !sections.is_empty()) || sections.is_empty() {
+        let id = free_id(INTRO_ID, &mut used);
+        spans.push((0, first, id, input.intro_heading.to_owned()));
+    }
+    for (i, h) in sections.iter().enumerate() {
+        let start = if i == 0 && spans.is_empty() {
+            0
+        } else {
+            h.start as usize
+        };
+        let end = sections.get(i + 1).map_or(len, |next| next.start as usize);
+        spans.push((start, end, h.anchor.clone(), h.text.clone()));
+    }
+
+    let mut chunks = Vec::new();
+    for (start, end, id, heading) in spans {
+        let parts = split(input, start, end);
+        for (k, part) in parts.into_iter().enumerate() {
+            let (chunk_id, chunk_heading) = if k == 0 {
+                (id.clone(), heading.clone())
+            } else {
+                (
+                    free_id(&format!("{id}-{}", k + 1), &mut used),
+                    heading_at(input.outline, part.start)
+                        .unwrap_or(&heading)
+                        .to_owned(),
+                )
+            };
+            chunks.push(Chunk {
+                id: chunk_id,
+                heading: chunk_heading,
+                start: part.start as u64,
+                end: part.end as u64,
+            });
+        }
+    }
+    chunks
+}
+
+/// `candidate` if free, else `candidate-N` for the first free N (only on collisions with a
+/// heading that happens to be spelled like a split part).
+fn free_id(candidate: &str, used: &mut HashSet<String>) -> String {
+    if used.insert(candidate.to_owned()) {
+        return candidate.to_owned();
+    }
+    let mut n = 2;
+    loop {
+        let next = format!("{candidate}-{n}");
+        if used.insert(next.clone()) {
+            return next;
+        }
+        n += 1;
+    }
+}
+
+fn heading_at(outline: &[Heading], offset: usize) -> Option<&str> {
+    outline
+        .iter()
+        .rev()
+        .find(|h| h.start as usize <= offset)
+        .map(|h| h.text.as_str())
+}
+
+fn split(input: &Input<'_>, start: usize, end: usize) -> Vec<Range<usize>> {
+    let text = input.text;
+    let max = input.max_bytes.max(1);
+    let inside_code = |p: usize| input.code_blocks.iter().any(|c| c.start < p && p < c.end);
+    let mut parts = Vec::new();
+    let mut cur = start;
+    while end - cur > max {
+        let mut limit = cur + max;
+        while !text.is_char_boundary(limit) {
+            limit -= 1;
+        }
+        // 1. The last top-level block boundary that fits.
+        let block = input
+            .block_starts
+            .iter()
+            .copied()
+            .filter(|&b| b > cur && b <= limit)
+            .max();
+        // 2. Else the last line boundary that fits and is not inside a code block.
+        let line = || {
+            text[cur..limit]
+                .match_indices('\n')
+                .map(|(i, _)| cur + i + 1)
+                .filter(|&p| p < end && !inside_code(p))
+                .max()
+        };
+        let cut = block.or_else(line).unwrap_or_else(|| {
+            // 3. Nothing fits: a code block runs past the limit, or one line is longer than it.
+            match input
+                .code_blocks
+                .iter()
+                .find(|c| c.start <= cur && cur < c.end)
+            {
+                Some(code) => code.end.min(end),
+                None => {
+                    let p = limit;
+                    match input.code_blocks.iter().find(|c| c.start < p && p < c.end) {
+                        Some(code) if code.start > cur => code.start,
+                        Some(code) => code.end.min(end),
+                        None => p,
+                    }
+                }
+            }
+        });
+        let cut = if cut > cur {
+            cut
+        } else {
+            next_char_boundary(text, cur)
+        };
+        parts.push(cur..cut);
+        cur = cut;
+    }
+    // Whitespace left after an oversized block is not worth a chunk of its own.
+    match parts.last_mut() {
+        Some(last) if text[cur..end].trim().is_empty() => last.end = end,
+        _ => parts.push(cur..end),
+    }
+    parts
+}
+
+fn next_char_boundary(text: &str, from: usize) -> usize {
+    let mut p = from + 1;
+    while p < text.len() && !text.is_char_boundary(p) {
+        p += 1;
+    }
+    p.min(text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::markdown;
+
+    fn run(text: &str, max: usize) -> Vec<Chunk> {
+        let body_offset = crate::compile::frontmatter::parse(text)
+            .unwrap()
+            .map_or(0, |fm| fm.body_offset);
+        let scan = markdown::scan(text, body_offset);
+        let outline = markdown::outline(&scan.headings, text.len());
+        chunk(&Input {
+            text,
+            body_offset,
+            outline: &outline,
+            block_starts: &scan.block_starts,
+            code_blocks: &scan.code_blocks,
+            max_bytes: max,
+            intro_heading: "Intro",
+        })
+    }
+
+    fn check_cover(text: &str, chunks: &[Chunk]) {
+        let joined: String = chunks
+            .iter()
+            .map(|c| &text[c.start as usize..c.end as usize])
+            .collect();
+        assert_eq!(joined, text);
+        let ids: HashSet<_> = chunks.iter().map(|c| &c.id).collect();
+        assert_eq!(ids.len(), chunks.len(), "ids unique: {chunks:?}");
+    }
+
+    #[test]
+    fn sections_become_chunks() {
+        let text = "---\nname: x\n---\n# Title\n\nIntro text.\n\n## Install\n\nSteps.\n\n### Linux\n\nMore.\n\n## Use\n\nUse it.\n";
+        let chunks = run(text, 8192);
+        let ids: Vec<_> = chunks.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["title", "install", "use"]);
+        assert_eq!(
+            chunks[0].start, 0,
+            "frontmatter folds into the first section"
+        );
+        check_cover(text, &chunks);
+    }
+
+    #[test]
+    fn text_before_the_first_heading_is_intro() {
+        let text = "Some preface.\n\n## A\n\nx\n";
+        let chunks = run(text, 8192);
+        let ids: Vec<_> = chunks.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["intro", "a"]);
+        check_cover(text, &chunks);
+        assert_eq!(run("", 100).len(), 1);
+        check_cover("", &run("", 100));
+    }
+
+    #[test]
+    fn oversized_sections_split_without_cutting_code() {
+        let mut text = String::from("## Big\n\n");
+        for i in 0..40 {
+            text.push_str(&format!("Paragraph {i} with some words in it.\n\n"));
+        }
+        text.push_str("```rust\n");
+        for i in 0..50 {
+            text.push_str(&format!("let x{i} = {i};\n"));
+        }
+        text.push_str("```\n\n## Next\n\nend\n");
+        let chunks = run(&text, 300);
+        check_cover(&text, &chunks);
+        assert_eq!(chunks[0].id, "big");
+        assert_eq!(chunks[1].id, "big-2");
+        let fence = text.find("```rust").unwrap();
+        let fence_end = text.rfind("```\n").unwrap() + 4;
+        for c in &chunks {
+            let (s, e) = (c.start as usize, c.end as usize);
+            assert!(
+                !(s > fence && s < fence_end),
+                "chunk starts inside the code block"
+            );
+            assert!(
+                e - s <= 300 || (s == fence && e >= fence_end),
+                "{c:?} fence {fence}..{fence_end}"
+            );
+        }
+        assert_eq!(chunks.last().unwrap().id, "next");
+    }
+
+    #[test]
+    fn long_lines_split_on_char_boundaries() {
+        let text = format!("## Wide\n\n{}\n", "é".repeat(1000));
+        let chunks = run(&text, 101);
+        check_cover(&text, &chunks);
+        assert!(chunks.iter().all(|c| c.end - c.start <= 101));
+    }
+
+    #[test]
+    fn split_parts_skip_ids_that_name_headings() {
+        let mut text = String::from("## Setup\n\n");
+        for _ in 0..20 {
+            text.push_str("Lorem ipsum dolor sit amet.\n\n");
+        }
+        text.push_str("## Setup 2\n\nother\n");
+        let chunks = run(&text, 200);
+        check_cover(&text, &chunks);
+        let ids: Vec<_> = chunks.iter().map(|c| c.id.as_str()).collect();
+        assert!(ids.contains(&"setup-2"));
+        assert_eq!(ids.iter().filter(|id| **id == "setup-2").count(), 1);
+        assert_eq!(chunks.last().unwrap().heading, "Setup 2");
+        assert_eq!(chunks.last().unwrap().id, "setup-2");
+    }
+
+    #[test]
+    fn editing_one_section_keeps_other_ids() {
+        let a = "# T\n\n## One\n\nshort\n\n## Two\n\nshort\n";
+        let b = format!(
+            "# T\n\n## One\n\n{}\n\n## Two\n\nshort\n",
+            "long text. ".repeat(100)
+        );
+        let ids = |t: &str| run(t, 200).into_iter().map(|c| c.id).collect::<Vec<_>>();
+        let (ia, ib) = (ids(a), ids(&b));
+        assert!(ib.contains(&"two".to_string()) && ia.contains(&"two".to_string()));
+        assert!(ib.len() > ia.len());
+    }
+}

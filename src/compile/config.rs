@@ -1,0 +1,146 @@
+//! Build settings, read from `SKILLPACK_*` environment variables by `build.rs`.
+
+use std::path::{Path, PathBuf};
+
+use super::diag::Report;
+use super::walk::Root;
+
+pub const DEFAULT_CHUNK_BYTES: usize = 8 * 1024;
+pub const MIN_CHUNK_BYTES: usize = 256;
+pub const MAX_CHUNK_BYTES: usize = 1024 * 1024;
+pub const DEFAULT_NAME: &str = "skillpack";
+
+/// Every environment variable that changes the build (for `rerun-if-env-changed`).
+pub const ENV_VARS: [&str; 5] = [
+    "SKILLPACK_SKILLS_DIR",
+    "SKILLPACK_DOCS_DIR",
+    "SKILLPACK_NAME",
+    "SKILLPACK_STRICT",
+    "SKILLPACK_CHUNK_BYTES",
+];
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub skills: Root,
+    pub docs: Root,
+    /// MCP server name.
+    pub name: String,
+    /// Warnings are errors.
+    pub strict: bool,
+    pub chunk_bytes: usize,
+    /// Crate version, for `serverInfo.version` and the capability summary.
+    pub crate_version: String,
+}
+
+impl Config {
+    /// Settings for content in `skills`/`docs` folders, with defaults for the rest.
+    pub fn for_dirs(skills: impl Into<PathBuf>, docs: impl Into<PathBuf>) -> Config {
+        let skills = skills.into();
+        let docs = docs.into();
+        Config {
+            skills: Root {
+                label: skills.display().to_string(),
+                dir: skills,
+                required: true,
+            },
+            docs: Root {
+                label: docs.display().to_string(),
+                dir: docs,
+                required: true,
+            },
+            name: DEFAULT_NAME.to_owned(),
+            strict: false,
+            chunk_bytes: DEFAULT_CHUNK_BYTES,
+            crate_version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    }
+
+    /// Read the settings. `var` looks a variable up (the process environment in
+    /// `build.rs`, a map in tests); relative folders are relative to `crate_root`.
+    pub fn from_env(
+        crate_root: &Path,
+        crate_version: &str,
+        var: impl Fn(&str) -> Option<String>,
+    ) -> Result<Config, Report> {
+        let mut report = Report::new(false);
+        let root = |key: &str, default: &str| -> Root {
+            match var(key).filter(|v| !v.trim().is_empty()) {
+                Some(value) => {
+                    let path = PathBuf::from(value.trim());
+                    let dir = if path.is_absolute() {
+                        path
+                    } else {
+                        crate_root.join(path)
+                    };
+                    Root {
+                        label: dir.display().to_string(),
+                        dir,
+                        required: true,
+                    }
+                }
+                None => Root {
+                    dir: crate_root.join(default),
+                    label: default.to_owned(),
+                    required: false,
+                },
+            }
+        };
+        let skills = root("SKILLPACK_SKILLS_DIR", "skills");
+        let docs = root("SKILLPACK_DOCS_DIR", "docs");
+
+        let name = var("SKILLPACK_NAME")
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| DEFAULT_NAME.to_owned());
+        if name.len() > 64 || !name.chars().all(|c| c.is_ascii_graphic()) {
+            report.error(
+                "SKILLPACK_NAME",
+                None,
+                format!("`{name}` is not a usable server name"),
+                "use at most 64 printable ASCII characters without spaces, e.g. `acme-docs`",
+            );
+        }
+
+        let strict = match var("SKILLPACK_STRICT").as_deref().map(str::trim) {
+            None | Some("") | Some("0") | Some("false") => false,
+            Some("1") | Some("true") => true,
+            Some(other) => {
+                report.error(
+                    "SKILLPACK_STRICT",
+                    None,
+                    format!("`{other}` is not a boolean"),
+                    "set SKILLPACK_STRICT=1 to make warnings errors, or 0 / unset it",
+                );
+                false
+            }
+        };
+
+        let chunk_bytes = match var("SKILLPACK_CHUNK_BYTES").as_deref().map(str::trim) {
+            None | Some("") => DEFAULT_CHUNK_BYTES,
+            Some(value) => match value.parse::<usize>() {
+                Ok(n) if (MIN_CHUNK_BYTES..=MAX_CHUNK_BYTES).contains(&n) => n,
+                _ => {
+                    report.error(
+                        "SKILLPACK_CHUNK_BYTES",
+                        None,
+                        format!("`{value}` is not a chunk size in bytes between {MIN_CHUNK_BYTES} and {MAX_CHUNK_BYTES}"),
+                        format!("set a whole number of bytes such as {DEFAULT_CHUNK_BYTES}, or unset it for the default"),
+                    );
+                    DEFAULT_CHUNK_BYTES
+                }
+            },
+        };
+
+        if report.has_errors() {
+            return Err(report);
+        }
+        Ok(Config {
+            skills,
+            docs,
+            name,
+            strict,
+            chunk_bytes,
+            crate_version: crate_version.to_owned(),
+        })
+    }
+}

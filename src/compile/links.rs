@@ -1,0 +1,166 @@
+//! Resolve relative markdown links to catalog URIs.
+
+use std::collections::{HashMap, HashSet};
+
+use percent_encoding::percent_decode_str;
+
+use super::markdown::RawLink;
+use crate::model::Link;
+use crate::uri;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RootKind {
+    Skills,
+    Docs,
+}
+
+/// Everything a link may point at: path relative to a root → canonical URI.
+#[derive(Debug, Default)]
+pub struct Targets {
+    pub skills: HashMap<String, String>,
+    pub docs: HashMap<String, String>,
+    /// Document URI → its anchors.
+    pub anchors: HashMap<String, HashSet<String>>,
+}
+
+pub enum Resolution {
+    /// Not a relative link (`https:`, `mailto:`…): left alone.
+    External,
+    Resolved(Link),
+    Broken {
+        reason: String,
+        fix: String,
+    },
+}
+
+pub fn resolve(
+    link: &RawLink,
+    from_root: RootKind,
+    from_rel: &str,
+    from_uri: &str,
+    targets: &Targets,
+) -> Resolution {
+    let href = link.href.trim();
+    if href.is_empty() || has_scheme(href) || href.starts_with("//") {
+        return Resolution::External;
+    }
+    let (path_part, fragment) = match href.split_once('#') {
+        Some((p, f)) => (p, Some(f)),
+        None => (href, None),
+    };
+    let path_part = path_part.split_once('?').map_or(path_part, |(p, _)| p);
+    let anchor = fragment
+        .map(|f| percent_decode_str(f).decode_utf8_lossy().into_owned())
+        .filter(|f| !f.is_empty());
+
+    let target_uri = if path_part.is_empty() {
+        from_uri.to_owned()
+    } else {
+        if path_part.starts_with('/') {
+            return Resolution::Broken {
+                reason: format!(
+                    "link `{href}` is an absolute path, which cannot be resolved inside the catalog"
+                ),
+                fix: "use a path relative to this file".into(),
+            };
+        }
+        let decoded = percent_decode_str(path_part).decode_utf8_lossy();
+        let base = from_rel.rsplit_once('/').map_or("", |(dir, _)| dir);
+        let Some(joined) = join(base, &decoded) else {
+            return Resolution::Broken {
+                reason: format!("link `{href}` leaves the content folder"),
+                fix: "link only to files inside the catalog".into(),
+            };
+        };
+        let table = match from_root {
+            RootKind::Skills => &targets.skills,
+            RootKind::Docs => &targets.docs,
+        };
+        // Static-site generators (mdBook, MkDocs…) link to the rendered `.html` page of a
+        // markdown source; such a link means the markdown document.
+        let rendered_source = || {
+            let stem = joined
+                .strip_suffix(".html")
+                .or_else(|| joined.strip_suffix(".htm"))?;
+            table.get(&format!("{stem}.md"))
+        };
+        match table.get(&joined).or_else(rendered_source) {
+            Some(uri) => uri.clone(),
+            None => {
+                return Resolution::Broken {
+                    reason: format!("link `{href}` points at `{joined}`, which is not in the catalog"),
+                    fix: "fix the link, or add the file (hidden and non-markdown docs files are not served)".into(),
+                };
+            }
+        }
+    };
+    let uri = match &anchor {
+        Some(anchor) => {
+            if let Some(known) = targets.anchors.get(&target_uri)
+                && !known.contains(anchor)
+            {
+                return Resolution::Broken {
+                    reason: format!(
+                        "link `{href}` names the anchor `#{anchor}`, but the target has no such heading"
+                    ),
+                    fix: "link to an existing heading (anchors are GitHub-style heading slugs)"
+                        .into(),
+                };
+            }
+            uri::anchor(&target_uri, anchor)
+        }
+        None => target_uri,
+    };
+    Resolution::Resolved(Link {
+        text: link.text.clone(),
+        href: link.href.clone(),
+        uri,
+    })
+}
+
+fn has_scheme(href: &str) -> bool {
+    match href.split_once(':') {
+        Some((scheme, _)) => {
+            !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        }
+        None => false,
+    }
+}
+
+/// Join a relative path onto a folder, resolving `.` and `..`; `None` if it escapes.
+fn join(base: &str, relative: &str) -> Option<String> {
+    let mut parts: Vec<&str> = base.split('/').filter(|s| !s.is_empty()).collect();
+    for segment in relative.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_and_refuses_escapes() {
+        assert_eq!(join("a/b", "../c.md").as_deref(), Some("a/c.md"));
+        assert_eq!(join("", "./x/y.md").as_deref(), Some("x/y.md"));
+        assert_eq!(join("a", "../../x"), None);
+        assert!(has_scheme("https://x"));
+        assert!(has_scheme("mailto:a@b"));
+        assert!(!has_scheme("guide.md"));
+        assert!(!has_scheme("a/b:c.md"));
+    }
+}

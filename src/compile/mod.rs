@@ -1,0 +1,718 @@
+//! The catalog compiler: content folders in, a [`Catalog`] and a content blob out.
+//!
+//! `build.rs` runs it once per build; tests run it directly on any folder. One pass:
+//!
+//! 1. [`walk`] both roots (sorted, path rules applied);
+//! 2. [`skills`]: find skill folders, validate frontmatter, assign files and references;
+//! 3. for every markdown document: [`frontmatter`], [`markdown`] scan, outline, summary,
+//!    [`chunk`]s;
+//! 4. [`links`]: resolve relative links to catalog URIs;
+//! 5. bake: content blob (identical files stored once), sha256/blake3 digests, versions,
+//!    the fingerprint, directories, pre-rendered JSON ([`render`]) and the perfect-hash URI
+//!    index.
+//!
+//! Every problem is collected into a [`Report`]; any error fails the whole compile.
+
+pub mod chunk;
+pub mod config;
+pub mod diag;
+pub mod emit;
+pub mod frontmatter;
+pub mod links;
+pub mod markdown;
+pub mod render;
+pub mod skills;
+pub mod walk;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+pub use config::Config;
+pub use diag::{Diagnostic, Report, Severity};
+
+use crate::model::{
+    CONTRACT_VERSION, Catalog, Directory, DirectoryChild, DocKind, Document, Reference, Skill,
+    SkillFile, Span, Target, Totals, UriEntry, UriIndex,
+};
+use crate::uri;
+use links::{Resolution, RootKind, Targets};
+use skills::SkillSource;
+use walk::SourceFile;
+
+/// Longest summary served, in characters.
+pub const SUMMARY_CHARS: usize = 300;
+
+/// A compiled catalog.
+pub struct Output {
+    pub catalog: Catalog,
+    /// File bytes referenced by the catalog's spans.
+    pub content: Vec<u8>,
+    /// Warnings (the compile succeeded).
+    pub report: Report,
+}
+
+impl Output {
+    /// The catalog as the archive the server reads in place.
+    pub fn catalog_bytes(&self) -> Vec<u8> {
+        rkyv::to_bytes::<rkyv::rancor::Error>(&self.catalog)
+            .map(|bytes| bytes.into_vec())
+            .unwrap_or_else(|error| {
+                unreachable!("serializing plain owned data cannot fail: {error}")
+            })
+    }
+}
+
+/// One markdown document being compiled.
+struct DocWork {
+    uri: String,
+    kind: DocKind,
+    root: RootKind,
+    /// Path relative to its root.
+    rel: String,
+    /// Path in the model (docs: `rel`; skill files: relative to the skill folder).
+    path: String,
+    name: String,
+    shown: String,
+    text: String,
+    hash: blake3::Hash,
+    title: String,
+    summary: String,
+    outline: Vec<crate::model::Heading>,
+    chunks: Vec<crate::model::Chunk>,
+    raw_links: Vec<markdown::RawLink>,
+    links: Vec<crate::model::Link>,
+}
+
+pub fn compile(config: &Config) -> Result<Output, Report> {
+    let mut report = Report::new(config.strict);
+    let skill_files = walk::walk(&config.skills, &mut report);
+    let doc_files = walk::walk(&config.docs, &mut report);
+
+    // Skills.
+    let layout = skills::layout(&config.skills, &skill_files, &mut report);
+    let mut sources: Vec<SkillSource> = (0..layout.dirs.len())
+        .filter_map(|i| skills::load(&config.skills, &skill_files, &layout, i, &mut report))
+        .collect();
+    sources.sort_by(|a, b| a.id.cmp(&b.id).then(a.dir.cmp(&b.dir)));
+    for pair in sources.windows(2) {
+        if pair[0].id == pair[1].id {
+            report.error(
+                config.skills.display(&format!("{}/SKILL.md", pair[1].dir)),
+                None,
+                format!(
+                    "skill id `{}` is already used by {}",
+                    pair[1].id,
+                    config.skills.display(&format!("{}/SKILL.md", pair[0].dir))
+                ),
+                "skill ids are unique across the catalog: rename one of the skills (name and folder)",
+            );
+        }
+    }
+    for source in &sources {
+        check_limits(&config.skills, &skill_files, source, &mut report);
+    }
+
+    // Documents: skill documents and references first, in skill order, then docs.
+    let mut docs: Vec<DocWork> = Vec::new();
+    for (skill_index, source) in sources.iter().enumerate() {
+        let file = &skill_files[source.skill_md];
+        if let Some(mut work) = document(
+            config,
+            RootKind::Skills,
+            file,
+            uri::skill_document(&source.id),
+            DocKind::Skill {
+                skill: skill_index as u32,
+            },
+            source.id.clone(),
+            &mut report,
+        ) {
+            work.path = skills::SKILL_MD.to_owned();
+            work.summary = markdown::summarize(&source.description, SUMMARY_CHARS);
+            docs.push(work);
+        }
+        for (ref_index, (ref_id, file_index)) in source.references.iter().enumerate() {
+            let file = &skill_files[*file_index];
+            if let Some(mut work) = document(
+                config,
+                RootKind::Skills,
+                file,
+                uri::reference(&source.id, ref_id),
+                DocKind::Reference {
+                    skill: skill_index as u32,
+                    reference: ref_index as u32,
+                },
+                ref_id.clone(),
+                &mut report,
+            ) {
+                work.path = file.rel[source.dir.len() + 1..].to_owned();
+                docs.push(work);
+            }
+        }
+    }
+    for file in &doc_files {
+        if !skills::is_markdown(&file.rel) {
+            report.warning(
+                config.docs.display(&file.rel),
+                None,
+                "is not a markdown file, so it is not served",
+                "docs are *.md files; move other files out of the docs folder (or into a skill, where every file is served)",
+            );
+            continue;
+        }
+        if let Some(work) = document(
+            config,
+            RootKind::Docs,
+            file,
+            uri::doc(&file.rel),
+            DocKind::Doc,
+            file.rel.clone(),
+            &mut report,
+        ) {
+            docs.push(work);
+        }
+    }
+
+    resolve_links(
+        config,
+        &sources,
+        &skill_files,
+        &layout,
+        &mut docs,
+        &mut report,
+    );
+
+    if report.has_errors() {
+        report.sort();
+        return Err(report);
+    }
+    let output = bake(config, &sources, &skill_files, &layout, docs, report);
+    Ok(output)
+}
+
+fn check_limits(
+    root: &walk::Root,
+    files: &[SourceFile],
+    source: &SkillSource,
+    report: &mut Report,
+) {
+    let (count, bytes) = files
+        .iter()
+        .filter(|f| skills::is_under(&f.rel, &source.dir))
+        .fold((0usize, 0u64), |(n, b), f| {
+            (n + 1, b + f.bytes.len() as u64)
+        });
+    let shown = root.display(&format!("{}/SKILL.md", source.dir));
+    if count > skills::MAX_SKILL_FILES {
+        report.error(
+            &shown,
+            None,
+            format!(
+                "skill `{}` has {count} files; a skill may have at most {} (SKILL.md included)",
+                source.id,
+                skills::MAX_SKILL_FILES
+            ),
+            "split it into several skills or remove files agents do not need",
+        );
+    }
+    if bytes > skills::MAX_SKILL_BYTES {
+        report.error(
+            &shown,
+            None,
+            format!(
+                "skill `{}` holds {bytes} bytes; a skill may hold at most {} (16 MiB)",
+                source.id,
+                skills::MAX_SKILL_BYTES
+            ),
+            "move large assets out of the skill or split it",
+        );
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn document(
+    config: &Config,
+    root_kind: RootKind,
+    file: &SourceFile,
+    uri: String,
+    kind: DocKind,
+    name: String,
+    report: &mut Report,
+) -> Option<DocWork> {
+    let root = match root_kind {
+        RootKind::Skills => &config.skills,
+        RootKind::Docs => &config.docs,
+    };
+    let shown = root.display(&file.rel);
+    let text = match std::str::from_utf8(&file.bytes) {
+        Ok(text) => text,
+        Err(error) => {
+            let line =
+                diag::LineIndex::new(&String::from_utf8_lossy(&file.bytes[..error.valid_up_to()]))
+                    .line(error.valid_up_to());
+            report.error(
+                shown,
+                Some(line),
+                format!(
+                    "is not valid UTF-8 (invalid byte at offset {})",
+                    error.valid_up_to()
+                ),
+                "save the file as UTF-8; markdown documents are served as text",
+            );
+            return None;
+        }
+    };
+    let (fm_title, fm_summary, body_offset) = match frontmatter::parse(text) {
+        Ok(Some(fm)) => (
+            string_field(&fm.fields, "title").or_else(|| match kind {
+                DocKind::Skill { .. } => string_field(&fm.fields, "name"),
+                _ => None,
+            }),
+            string_field(&fm.fields, "description"),
+            fm.body_offset,
+        ),
+        Ok(None) => (None, None, frontmatter::bom_len(text)),
+        Err(error) => {
+            report.error(shown, Some(error.line), error.message, error.fix);
+            return None;
+        }
+    };
+    let scan = markdown::scan(text, body_offset);
+    let outline = markdown::outline(&scan.headings, text.len());
+    let file_stem = file
+        .rel
+        .rsplit('/')
+        .next()
+        .unwrap_or(&file.rel)
+        .rsplit_once('.')
+        .map_or(file.rel.as_str(), |(stem, _)| stem)
+        .to_owned();
+    let title = fm_title
+        .or_else(|| scan.first_h1.clone())
+        .unwrap_or(file_stem);
+    let summary = fm_summary
+        .or(scan.first_paragraph.clone())
+        .map(|s| markdown::summarize(&s, SUMMARY_CHARS))
+        .unwrap_or_default();
+    let chunks = chunk::chunk(&chunk::Input {
+        text,
+        body_offset,
+        outline: &outline,
+        block_starts: &scan.block_starts,
+        code_blocks: &scan.code_blocks,
+        max_bytes: config.chunk_bytes,
+        intro_heading: &title,
+    });
+    Some(DocWork {
+        uri,
+        kind,
+        root: root_kind,
+        rel: file.rel.clone(),
+        path: file.rel.clone(),
+        name,
+        shown,
+        text: text.to_owned(),
+        hash: blake3::hash(&file.bytes),
+        title,
+        summary,
+        outline,
+        chunks,
+        raw_links: scan.links,
+        links: Vec::new(),
+    })
+}
+
+fn string_field(fields: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
+    fields
+        .get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+fn resolve_links(
+    config: &Config,
+    sources: &[SkillSource],
+    skill_files: &[SourceFile],
+    layout: &skills::Layout,
+    docs: &mut [DocWork],
+    report: &mut Report,
+) {
+    let mut targets = Targets::default();
+    let served: HashSet<&str> = sources.iter().map(|s| s.dir.as_str()).collect();
+    for (i, file) in skill_files.iter().enumerate() {
+        if layout.owner[i].is_some_and(|o| served.contains(layout.dirs[o].as_str())) {
+            targets
+                .skills
+                .insert(file.rel.clone(), uri::skill_file(&file.rel));
+        }
+    }
+    for doc in docs.iter() {
+        let table = match doc.root {
+            RootKind::Skills => &mut targets.skills,
+            RootKind::Docs => &mut targets.docs,
+        };
+        table.insert(doc.rel.clone(), doc.uri.clone());
+        targets.anchors.insert(
+            doc.uri.clone(),
+            doc.outline.iter().map(|h| h.anchor.clone()).collect(),
+        );
+    }
+    for doc in docs.iter_mut() {
+        let lines = diag::LineIndex::new(&doc.text);
+        for raw in &doc.raw_links {
+            match links::resolve(raw, doc.root, &doc.rel, &doc.uri, &targets) {
+                Resolution::External => {}
+                Resolution::Resolved(link) => doc.links.push(link),
+                Resolution::Broken { reason, fix } => {
+                    report.warning(&doc.shown, Some(lines.line(raw.offset)), reason, fix)
+                }
+            }
+        }
+    }
+    let _ = config;
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn mime_type(path: &str, is_text: bool) -> String {
+    let ext = path
+        .rsplit('/')
+        .next()
+        .and_then(|name| name.rsplit_once('.'))
+        .map(|(_, ext)| ext.to_ascii_lowercase());
+    // mime_guess maps by extension; these are the file types of skills it gets wrong for
+    // agents (`.ts` is not MPEG transport, `.py` deserves better than text/plain).
+    let overridden = match ext.as_deref() {
+        Some("md" | "markdown") => Some("text/markdown"),
+        Some("py") => Some("text/x-python"),
+        Some("ts" | "mts" | "cts") => Some("text/x-typescript"),
+        Some("rs") => Some("text/x-rust"),
+        Some("sh" | "bash") => Some("application/x-sh"),
+        Some("yaml" | "yml") => Some("application/yaml"),
+        Some("toml") => Some("application/toml"),
+        _ => None,
+    };
+    if let Some(mime) = overridden {
+        return mime.to_owned();
+    }
+    match ext
+        .as_deref()
+        .and_then(|e| mime_guess::from_ext(e).first_raw())
+    {
+        Some(mime) => mime.to_owned(),
+        None if is_text => "text/plain".to_owned(),
+        None => "application/octet-stream".to_owned(),
+    }
+}
+
+/// Content blob with identical byte strings stored once.
+#[derive(Default)]
+struct Blob {
+    bytes: Vec<u8>,
+    seen: HashMap<blake3::Hash, Span>,
+}
+
+impl Blob {
+    fn add(&mut self, hash: blake3::Hash, data: &[u8]) -> Span {
+        *self.seen.entry(hash).or_insert_with(|| {
+            let span = Span {
+                offset: self.bytes.len() as u64,
+                len: data.len() as u64,
+            };
+            self.bytes.extend_from_slice(data);
+            span
+        })
+    }
+}
+
+fn bake(
+    config: &Config,
+    sources: &[SkillSource],
+    skill_files: &[SourceFile],
+    layout: &skills::Layout,
+    docs: Vec<DocWork>,
+    report: Report,
+) -> Output {
+    let mut blob = Blob::default();
+    let mut totals = Totals::default();
+
+    // Skill files, sorted by URI so that each skill's files are one contiguous range.
+    let served: HashSet<&str> = sources.iter().map(|s| s.dir.as_str()).collect();
+    let mut file_hashes: BTreeMap<String, blake3::Hash> = BTreeMap::new();
+    let mut files: Vec<(String, &SourceFile)> = skill_files
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| layout.owner[*i].is_some_and(|o| served.contains(layout.dirs[o].as_str())))
+        .map(|(_, f)| (uri::skill_file(&f.rel), f))
+        .collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut file_spans: HashMap<&str, Span> = HashMap::new();
+    let model_files: Vec<SkillFile> = files
+        .iter()
+        .map(|(file_uri, f)| {
+            let hash = blake3::hash(&f.bytes);
+            file_hashes.insert(file_uri.clone(), hash);
+            let span = blob.add(hash, &f.bytes);
+            file_spans.insert(f.rel.as_str(), span);
+            let is_text = std::str::from_utf8(&f.bytes).is_ok() && !f.bytes.contains(&0);
+            totals.content_bytes += f.bytes.len() as u64;
+            SkillFile {
+                uri: file_uri.clone(),
+                path: f.rel.clone(),
+                mime_type: mime_type(&f.rel, is_text),
+                sha256: format!("sha256:{}", hex(&Sha256::digest(&f.bytes))),
+                size: f.bytes.len() as u64,
+                content: span,
+                is_text,
+            }
+        })
+        .collect();
+
+    // Documents.
+    let mut documents: Vec<Document> = Vec::with_capacity(docs.len());
+    let mut doc_index: HashMap<String, u32> = HashMap::new();
+    for work in docs {
+        let content = match work.root {
+            RootKind::Skills => file_spans[work.rel.as_str()],
+            RootKind::Docs => {
+                totals.content_bytes += work.text.len() as u64;
+                file_hashes.insert(work.uri.clone(), work.hash);
+                blob.add(work.hash, work.text.as_bytes())
+            }
+        };
+        match work.kind {
+            DocKind::Doc => totals.docs += 1,
+            DocKind::Reference { .. } => totals.references += 1,
+            DocKind::Skill { .. } => {}
+        }
+        totals.chunks += work.chunks.len() as u64;
+        doc_index.insert(work.rel.clone(), documents.len() as u32);
+        documents.push(Document {
+            uri: work.uri,
+            kind: work.kind,
+            path: work.path,
+            name: work.name,
+            title: work.title,
+            summary: work.summary,
+            content,
+            version: work.hash.to_hex()[..12].to_owned(),
+            outline: work.outline,
+            chunks: work.chunks,
+            links: work.links,
+            meta_json: String::new(),
+        });
+    }
+
+    // Skills.
+    let model_skills: Vec<Skill> = sources
+        .iter()
+        .map(|s| {
+            let prefix = format!("{}/", uri::skill_file(&s.dir));
+            let start = model_files.partition_point(|f| f.uri.as_str() < prefix.as_str());
+            let end = start + model_files[start..].partition_point(|f| f.uri.starts_with(&prefix));
+            let mut hasher = blake3::Hasher::new();
+            let mut size = 0;
+            for f in &model_files[start..end] {
+                hasher.update(f.path.as_bytes());
+                hasher.update(b"\0");
+                hasher.update(file_hashes[&f.uri].as_bytes());
+                size += f.size;
+            }
+            let skill_md_rel = format!("{}/{}", s.dir, skills::SKILL_MD);
+            Skill {
+                id: s.id.clone(),
+                path: s.dir.clone(),
+                description: s.description.clone(),
+                tags: s.tags.clone(),
+                capabilities: s.capabilities.clone(),
+                frontmatter_json: Value::Object(s.frontmatter.clone()).to_string(),
+                document: doc_index[&skill_md_rel],
+                references: s
+                    .references
+                    .iter()
+                    .map(|(id, file)| Reference {
+                        id: id.clone(),
+                        document: doc_index[&skill_files[*file].rel],
+                    })
+                    .collect(),
+                files_start: start as u32,
+                files_end: end as u32,
+                skill_md_uri: uri::skill_file(&skill_md_rel),
+                version: hasher.finalize().to_hex()[..12].to_owned(),
+                size,
+                record_json: String::new(),
+            }
+        })
+        .collect();
+    totals.skills = model_skills.len() as u64;
+    totals.skill_files = model_files.len() as u64;
+    totals.blob_bytes = blob.bytes.len() as u64;
+
+    let directories = directories(sources, &model_files);
+    let fingerprint = fingerprint(config, &file_hashes);
+
+    let mut catalog = Catalog {
+        name: config.name.clone(),
+        fingerprint,
+        chunk_bytes: config.chunk_bytes as u64,
+        documents,
+        skills: model_skills,
+        files: model_files,
+        directories,
+        uri_index: UriIndex::default(),
+        capabilities_json: String::new(),
+        skills_index_json: String::new(),
+        docs_index_json: String::new(),
+        totals,
+    };
+    for i in 0..catalog.documents.len() {
+        catalog.documents[i].meta_json = render::document_meta(&catalog.documents[i]);
+    }
+    for i in 0..catalog.skills.len() {
+        catalog.skills[i].record_json = render::skill_record(&catalog, &catalog.skills[i]);
+    }
+    catalog.skills_index_json = render::skills_index(&catalog);
+    catalog.docs_index_json = render::docs_index(&catalog);
+    catalog.capabilities_json = render::capabilities(&catalog, &config.crate_version);
+    catalog.uri_index = uri_index(&catalog);
+
+    Output {
+        catalog,
+        content: blob.bytes,
+        report,
+    }
+}
+
+/// Every directory at or under a skill root, with its direct children.
+fn directories(sources: &[SkillSource], files: &[SkillFile]) -> Vec<Directory> {
+    let mut dirs: BTreeSet<String> = BTreeSet::new();
+    for source in sources {
+        dirs.insert(source.dir.clone());
+        for f in files {
+            if !skills::is_under(&f.path, &source.dir) {
+                continue;
+            }
+            let mut parent = skills::split_dir(&f.path).0;
+            while parent.len() > source.dir.len() {
+                dirs.insert(parent.to_owned());
+                parent = skills::split_dir(parent).0;
+            }
+        }
+    }
+    let dirs: Vec<String> = dirs.into_iter().collect();
+    let mut by_uri: Vec<(String, &str)> = dirs
+        .iter()
+        .map(|d| (uri::skill_file(d), d.as_str()))
+        .collect();
+    by_uri.sort();
+    let position: HashMap<&str, u32> = by_uri
+        .iter()
+        .enumerate()
+        .map(|(i, (_, d))| (*d, i as u32))
+        .collect();
+    by_uri
+        .iter()
+        .map(|(dir_uri, dir)| {
+            let mut children: Vec<(String, DirectoryChild)> = Vec::new();
+            for (i, f) in files.iter().enumerate() {
+                if skills::split_dir(&f.path).0 == *dir {
+                    children.push((f.uri.clone(), DirectoryChild::File(i as u32)));
+                }
+            }
+            for (sub_uri, sub) in &by_uri {
+                if skills::split_dir(sub).0 == *dir && *sub != *dir {
+                    children.push((sub_uri.clone(), DirectoryChild::Directory(position[sub])));
+                }
+            }
+            children.sort_by(|a, b| a.0.cmp(&b.0));
+            Directory {
+                uri: dir_uri.clone(),
+                children: children.into_iter().map(|(_, c)| c).collect(),
+            }
+        })
+        .collect()
+}
+
+/// `blake3:<hex>` over the contract version, the settings that shape what is served, and
+/// the sorted (uri, file hash) list.
+fn fingerprint(config: &Config, hashes: &BTreeMap<String, blake3::Hash>) -> String {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(format!("skillpack-catalog\0contract={CONTRACT_VERSION}\0").as_bytes());
+    hasher.update(format!("name={}\0chunk_bytes={}\0", config.name, config.chunk_bytes).as_bytes());
+    for (uri, hash) in hashes {
+        hasher.update(uri.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(hash.to_hex().as_bytes());
+        hasher.update(b"\n");
+    }
+    format!("blake3:{}", hasher.finalize().to_hex())
+}
+
+fn uri_index(catalog: &Catalog) -> UriIndex {
+    let mut entries: Vec<UriEntry> = vec![
+        UriEntry {
+            uri: uri::CAPABILITIES.to_owned(),
+            target: Target::Capabilities,
+        },
+        UriEntry {
+            uri: uri::SKILLS_INDEX.to_owned(),
+            target: Target::SkillsIndex,
+        },
+        UriEntry {
+            uri: uri::DOCS_INDEX.to_owned(),
+            target: Target::DocsIndex,
+        },
+    ];
+    for (i, s) in catalog.skills.iter().enumerate() {
+        entries.push(UriEntry {
+            uri: uri::skill_record(&s.id),
+            target: Target::SkillRecord(i as u32),
+        });
+    }
+    for (d, doc) in catalog.documents.iter().enumerate() {
+        entries.push(UriEntry {
+            uri: doc.uri.clone(),
+            target: Target::Document(d as u32),
+        });
+        for (c, chunk) in doc.chunks.iter().enumerate() {
+            entries.push(UriEntry {
+                uri: uri::chunk(&doc.uri, &chunk.id),
+                target: Target::Chunk {
+                    document: d as u32,
+                    chunk: c as u32,
+                },
+            });
+        }
+    }
+    for (i, f) in catalog.files.iter().enumerate() {
+        entries.push(UriEntry {
+            uri: f.uri.clone(),
+            target: Target::SkillFile(i as u32),
+        });
+    }
+    for (i, dir) in catalog.directories.iter().enumerate() {
+        entries.push(UriEntry {
+            uri: dir.uri.clone(),
+            target: Target::Directory(i as u32),
+        });
+    }
+    // Unique by construction (distinct files, distinct ids per document); a duplicate would
+    // make the generator search forever, so keep the first of any duplicate defensively.
+    let mut seen = HashSet::new();
+    entries.retain(|e| seen.insert(e.uri.clone()));
+
+    let keys: Vec<&str> = entries.iter().map(|e| e.uri.as_str()).collect();
+    let state = phf_generator::generate_hash(&keys);
+    UriIndex {
+        key: state.key,
+        disps: state.disps.iter().flat_map(|&(a, b)| [a, b]).collect(),
+        slots: state.map.iter().map(|&i| i as u32).collect(),
+        entries,
+    }
+}

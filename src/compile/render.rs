@@ -1,0 +1,237 @@
+//! Pre-render the JSON the server would otherwise build per request: the capability
+//! summary, the skills and docs indexes, skill records and each document's `_meta`.
+
+use serde_json::{Value, json};
+
+use crate::contract;
+use crate::model::{Catalog, DocKind, Document, Skill};
+use crate::uri;
+
+pub fn short_fingerprint(fingerprint: &str) -> &str {
+    let hex = fingerprint.strip_prefix("blake3:").unwrap_or(fingerprint);
+    &hex[..hex.len().min(12)]
+}
+
+pub fn server_version(crate_version: &str, fingerprint: &str) -> String {
+    format!("{crate_version}+{}", short_fingerprint(fingerprint))
+}
+
+pub fn document_meta(doc: &Document) -> String {
+    let outline: Vec<Value> = doc
+        .outline
+        .iter()
+        .map(|h| {
+            json!({
+                "level": h.level,
+                "text": h.text,
+                "anchor": h.anchor,
+                "uri": uri::anchor(&doc.uri, &h.anchor),
+                "start": h.start,
+                "end": h.end,
+            })
+        })
+        .collect();
+    let chunks: Vec<Value> = doc
+        .chunks
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.id,
+                "uri": uri::chunk(&doc.uri, &c.id),
+                "heading": c.heading,
+                "size": c.end - c.start,
+            })
+        })
+        .collect();
+    let links: Vec<Value> = doc
+        .links
+        .iter()
+        .map(|l| json!({"text": l.text, "href": l.href, "uri": l.uri}))
+        .collect();
+    json!({
+        "uri": doc.uri,
+        "title": doc.title,
+        "version": doc.version,
+        "size": doc.content.len,
+        "outline": outline,
+        "chunks": chunks,
+        "links": links,
+    })
+    .to_string()
+}
+
+fn reference_entries(catalog: &Catalog, skill: &Skill) -> Vec<Value> {
+    skill
+        .references
+        .iter()
+        .map(|r| {
+            let doc = &catalog.documents[r.document as usize];
+            json!({
+                "id": r.id,
+                "uri": doc.uri,
+                "title": doc.title,
+                "path": doc.path,
+                "size": doc.content.len,
+                "chunks": doc.chunks.len(),
+            })
+        })
+        .collect()
+}
+
+pub fn skill_record(catalog: &Catalog, skill: &Skill) -> String {
+    let document = &catalog.documents[skill.document as usize];
+    let files: Vec<Value> = catalog.files[skill.files_start as usize..skill.files_end as usize]
+        .iter()
+        .map(|f| {
+            json!({
+                "path": f.path.strip_prefix(&format!("{}/", skill.path)).unwrap_or(&f.path),
+                "uri": f.uri,
+                "mime_type": f.mime_type,
+                "size": f.size,
+                "sha256": f.sha256,
+            })
+        })
+        .collect();
+    let frontmatter: Value = serde_json::from_str(&skill.frontmatter_json).unwrap_or(Value::Null);
+    json!({
+        "id": skill.id,
+        "uri": uri::skill_record(&skill.id),
+        "document_uri": document.uri,
+        "skill_uri": skill.skill_md_uri,
+        "title": document.title,
+        "description": skill.description,
+        "tags": skill.tags,
+        "capabilities": skill.capabilities,
+        "version": skill.version,
+        "size": skill.size,
+        "document": {
+            "size": document.content.len,
+            "chunks": document.chunks.len(),
+            "outline": document.outline.iter().filter(|h| h.level <= 3).map(|h| json!({"level": h.level, "text": h.text, "anchor": h.anchor})).collect::<Vec<_>>(),
+        },
+        "references": reference_entries(catalog, skill),
+        "files": files,
+        "frontmatter": frontmatter,
+    })
+    .to_string()
+}
+
+pub fn skills_index(catalog: &Catalog) -> String {
+    let skills: Vec<Value> = catalog
+        .skills
+        .iter()
+        .map(|s| {
+            json!({
+                "id": s.id,
+                "name": s.id,
+                "description": s.description,
+                "tags": s.tags,
+                "capabilities": s.capabilities,
+                "uri": catalog.documents[s.document as usize].uri,
+                "record_uri": uri::skill_record(&s.id),
+                "size": s.size,
+                "references": s.references.len(),
+            })
+        })
+        .collect();
+    json!({
+        "fingerprint": catalog.fingerprint,
+        "count": skills.len(),
+        "skills": skills,
+    })
+    .to_string()
+}
+
+pub fn docs_index(catalog: &Catalog) -> String {
+    let docs: Vec<Value> = catalog
+        .documents
+        .iter()
+        .filter(|d| d.kind == DocKind::Doc)
+        .map(|d| {
+            json!({
+                "path": d.path,
+                "uri": d.uri,
+                "title": d.title,
+                "summary": d.summary,
+                "size": d.content.len,
+                "chunks": d.chunks.len(),
+            })
+        })
+        .collect();
+    json!({
+        "fingerprint": catalog.fingerprint,
+        "count": docs.len(),
+        "docs": docs,
+    })
+    .to_string()
+}
+
+pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
+    let t = &catalog.totals;
+    let families: Vec<Value> = [
+        json!({"uri": uri::CAPABILITIES, "returns": "This summary."}),
+        json!({"uri": uri::SKILLS_INDEX, "returns": "One compact record per skill: id, description, tags, capabilities, document uri, size."}),
+        json!({"uri": uri::DOCS_INDEX, "returns": "One record per doc: path, uri, title, summary, size, chunk count."}),
+    ]
+    .into_iter()
+    .chain(contract::TEMPLATES.iter().map(|t| {
+        json!({"uri_template": t.uri_template, "returns": t.description})
+    }))
+    .collect();
+    let codes: Vec<Value> = contract::ERROR_CODES
+        .iter()
+        .map(|e| json!({"code": e.code, "meaning": e.meaning}))
+        .collect();
+    json!({
+        "server": {
+            "name": catalog.name,
+            "version": server_version(crate_version, &catalog.fingerprint),
+            "fingerprint": catalog.fingerprint,
+            "contract_version": crate::model::CONTRACT_VERSION,
+        },
+        "summary": format!(
+            "{} skills ({} references, {} skill files) and {} docs, compiled into this binary at build time and served read-only from memory.",
+            t.skills, t.references, t.skill_files, t.docs
+        ),
+        "does": [
+            "Serves Agent Skills (SKILL.md, references and their files) and markdown docs compiled into this binary.",
+            "Reads whole documents, one precomputed chunk (<document uri>/chunks/{chunk_id}) or one section (<document uri>#<anchor>).",
+            "Describes every document in _meta: version, outline with anchors, chunk catalog, resolved links.",
+            "Pins its content by fingerprint: serverInfo.version ends with the first 12 hex digits.",
+        ],
+        "does_not": [
+            "Write, edit or delete anything: the catalog is read-only and fixed when the binary is built.",
+            "Read the filesystem or the network at run time: it answers only from what was compiled in.",
+            "Send change notifications: content never changes inside one binary; a new release has a new fingerprint.",
+            "Run skill scripts: it serves their bytes; running them is up to the host.",
+        ],
+        "start_here": [
+            format!("Read {} once to see every skill (id, description, document uri).", uri::SKILLS_INDEX),
+            format!("Read {} for the docs.", uri::DOCS_INDEX),
+            "Read a document's _meta outline and chunk catalog, then read only the chunks or #sections you need.",
+        ],
+        "counts": {
+            "skills": t.skills,
+            "references": t.references,
+            "skill_files": t.skill_files,
+            "docs": t.docs,
+            "chunks": t.chunks,
+            "content_bytes": t.content_bytes,
+        },
+        "uri_families": families,
+        "error_codes": codes,
+        "error_carriers": {
+            "resource_reads": "JSON-RPC error with error.data = {machine_code, human_message, details{field, value, reason, candidates}, temporary, retry_after_ms, repair, resource_uri, fingerprint}",
+        },
+        "limits": {
+            "chunk_bytes": catalog.chunk_bytes,
+            "max_uri_bytes": uri::MAX_URI_BYTES,
+            "resources_list_page_size": contract::RESOURCES_PAGE_SIZE,
+        },
+        "caching": {
+            "ttl_ms": contract::CACHE_TTL_MS,
+            "cache_scope": "public",
+        },
+    })
+    .to_string()
+}

@@ -1,0 +1,145 @@
+//! The served contract in one place: URI templates, error codes, cache hints and page
+//! sizes. Shared by the build script (which renders them into the capability summary)
+//! and the server (which serves them), so the two cannot drift apart.
+
+/// Content never changes inside one binary, so results may be cached for a long time and
+/// shared across users. A new release changes `serverInfo.version` and the fingerprint.
+pub const CACHE_TTL_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// Page size of `resources/list` (native `nextCursor` pagination past it).
+pub const RESOURCES_PAGE_SIZE: usize = 100;
+
+/// Namespace of skillpack's `_meta` keys.
+pub const META_DOCUMENT: &str = "io.skillpack/document";
+pub const META_CHUNK: &str = "io.skillpack/chunk";
+pub const META_SECTION: &str = "io.skillpack/section";
+pub const META_RESOURCE: &str = "io.skillpack/resource";
+
+pub struct Template {
+    pub uri_template: &'static str,
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub mime_type: &'static str,
+}
+
+pub const TEMPLATES: &[Template] = &[
+    Template {
+        uri_template: "resource://catalog/skills/{skill_id}",
+        name: "skill_record",
+        title: "Skill record",
+        description: "JSON record of one skill: frontmatter, document URI, references (id, uri, title, size), files and version.",
+        mime_type: "application/json",
+    },
+    Template {
+        uri_template: "resource://skills/{skill_id}/document",
+        name: "skill_document",
+        title: "Skill document (SKILL.md)",
+        description: "A skill's SKILL.md exactly as authored. _meta carries its outline and chunk catalog.",
+        mime_type: "text/markdown",
+    },
+    Template {
+        uri_template: "resource://skills/{skill_id}/references/{ref_id}",
+        name: "skill_reference",
+        title: "Skill reference document",
+        description: "One reference document of a skill; ref ids are listed in the skill record.",
+        mime_type: "text/markdown",
+    },
+    Template {
+        uri_template: "resource://docs/{path*}",
+        name: "doc",
+        title: "Documentation page",
+        description: "One markdown doc by its relative path (e.g. guide/usage.md); paths are listed in resource://catalog/docs_index.",
+        mime_type: "text/markdown",
+    },
+    Template {
+        uri_template: "resource://skills/{skill_id}/document/chunks/{chunk_id}",
+        name: "skill_document_chunk",
+        title: "Chunk of a skill document",
+        description: "One precomputed chunk (at most the chunk size) of a SKILL.md; _meta gives next_chunk_uri.",
+        mime_type: "text/markdown",
+    },
+    Template {
+        uri_template: "resource://skills/{skill_id}/references/{ref_id}/chunks/{chunk_id}",
+        name: "skill_reference_chunk",
+        title: "Chunk of a skill reference",
+        description: "One precomputed chunk of a reference document; _meta gives next_chunk_uri.",
+        mime_type: "text/markdown",
+    },
+    Template {
+        uri_template: "resource://docs/{path*}/chunks/{chunk_id}",
+        name: "doc_chunk",
+        title: "Chunk of a documentation page",
+        description: "One precomputed chunk of a doc; chunk ids are in the doc's _meta chunk catalog.",
+        mime_type: "text/markdown",
+    },
+    Template {
+        uri_template: "resource://skills/{skill_id}/document{#anchor}",
+        name: "skill_document_section",
+        title: "Section of a skill document",
+        description: "The section under one heading of a SKILL.md, by its GitHub-style anchor.",
+        mime_type: "text/markdown",
+    },
+    Template {
+        uri_template: "resource://skills/{skill_id}/references/{ref_id}{#anchor}",
+        name: "skill_reference_section",
+        title: "Section of a skill reference",
+        description: "The section under one heading of a reference document, by its anchor.",
+        mime_type: "text/markdown",
+    },
+    Template {
+        uri_template: "resource://docs/{path*}{#anchor}",
+        name: "doc_section",
+        title: "Section of a documentation page",
+        description: "The section under one heading of a doc, by its GitHub-style anchor (e.g. resource://docs/guide/usage.md#install).",
+        mime_type: "text/markdown",
+    },
+];
+
+pub struct ErrorCode {
+    pub code: &'static str,
+    pub meaning: &'static str,
+}
+
+pub const ERROR_CODES: &[ErrorCode] = &[
+    ErrorCode {
+        code: "skill_not_found",
+        meaning: "No skill has that id; details.candidates lists close ids.",
+    },
+    ErrorCode {
+        code: "reference_not_found",
+        meaning: "The skill has no reference with that id; the skill record lists its references.",
+    },
+    ErrorCode {
+        code: "doc_not_found",
+        meaning: "No doc at that path; resource://catalog/docs_index lists every path.",
+    },
+    ErrorCode {
+        code: "file_not_found",
+        meaning: "The skill has no file at that skill:// path; skills/get or the skill record lists its files.",
+    },
+    ErrorCode {
+        code: "chunk_not_found",
+        meaning: "The document has no chunk with that id; its _meta chunk catalog lists them.",
+    },
+    ErrorCode {
+        code: "anchor_not_found",
+        meaning: "The document has no heading with that anchor; its _meta outline lists them.",
+    },
+    ErrorCode {
+        code: "invalid_uri",
+        meaning: "Not a URI of this catalog (unknown scheme or family, query string, too long).",
+    },
+    ErrorCode {
+        code: "invalid_path",
+        meaning: "A path that traverses (`..`), is absolute, or contains a backslash or NUL.",
+    },
+    ErrorCode {
+        code: "invalid_argument",
+        meaning: "A request argument is missing, of the wrong type or out of range.",
+    },
+    ErrorCode {
+        code: "cursor_invalid",
+        meaning: "A pagination cursor was not issued by this binary for this listing; restart without it.",
+    },
+];

@@ -1,0 +1,30 @@
+//! skillpack: Agent Skills and markdown docs compiled into one MCP server binary.
+//!
+//! # Layout
+//!
+//! The code follows the data, from content folders to MCP messages:
+//!
+//! - **content → compile (build time)**: [`compile`] walks `skills/` and `docs/`,
+//!   validates everything, parses markdown, chunks it, hashes it and bakes a
+//!   [`model::Catalog`] plus a content blob. `build.rs` runs it and writes the result into
+//!   `OUT_DIR`; tests run it on any folder directly.
+//! - **shared contract**: [`model`] (the baked data types), [`uri`] (canonical URIs and
+//!   parsing) and [`contract`] (templates, error codes, cache hints) are compiled into both
+//!   the build script and the server, so they cannot disagree.
+//! - **baked catalog (the state)**: [`catalog::Catalog`] reads the embedded archive in
+//!   place: no parsing, copying or allocation at start-up.
+//! - **MCP handlers**: [`server::SkillpackServer`] implements rmcp's `ServerHandler` and
+//!   dispatches to one module per surface in [`cmd`] (resources, templates, errors…).
+//! - **transports**: [`transport::stdio`].
+//! - **CLI**: [`cli`] (`serve`, `info`, `list`, `read`, `fingerprint`); `src/bin` is a
+//!   one-line `main`.
+
+pub mod catalog;
+pub mod cli;
+pub mod cmd;
+pub mod compile;
+pub mod contract;
+pub mod model;
+pub mod server;
+pub mod transport;
+pub mod uri;

@@ -1,0 +1,249 @@
+//! The baked catalog: the data model `build.rs` writes and the server reads in place.
+//!
+//! This module is shared by the build script (which includes it with `#[path]`) and the
+//! runtime. Everything here derives `rkyv::Archive`, so the server never deserializes the
+//! catalog: it reinterprets the bytes embedded in the binary (`Archived*` types) and pages
+//! them in on demand. That is what keeps cold start and idle memory flat as catalogs grow.
+//!
+//! File bytes are not stored here; they live in a separate content blob and are referenced
+//! by [`Span`]s, so identical files (a `LICENSE.txt` in every skill) are stored once.
+
+use rkyv::{Archive, Serialize};
+
+/// Bumped whenever the meaning of served URIs or payloads changes; part of the fingerprint.
+pub const CONTRACT_VERSION: u32 = 1;
+
+/// A byte range in the content blob.
+#[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[rkyv(derive(Debug))]
+pub struct Span {
+    pub offset: u64,
+    pub len: u64,
+}
+
+#[derive(Archive, Serialize, Debug, Default)]
+#[rkyv(derive(Debug))]
+pub struct Catalog {
+    pub name: String,
+    /// `blake3:<64 hex>` over the sorted (uri, file hash) list, the contract version and the
+    /// build settings that shape what is served.
+    pub fingerprint: String,
+    pub chunk_bytes: u64,
+    /// Every markdown document: skill documents, references and docs. Skill documents and
+    /// references first (in skill order), then docs sorted by path.
+    pub documents: Vec<Document>,
+    /// Skills sorted by id.
+    pub skills: Vec<Skill>,
+    /// Every file of every skill, sorted by `skill://` URI, so that the files of a skill
+    /// (including those of skills nested inside it) form one contiguous range.
+    pub files: Vec<SkillFile>,
+    /// Directories at or under a skill root, sorted by URI.
+    pub directories: Vec<Directory>,
+    /// Perfect-hash index of every exact URI the server answers.
+    pub uri_index: UriIndex,
+    /// Pre-rendered JSON bodies of the `resource://catalog/*` resources.
+    pub capabilities_json: String,
+    pub skills_index_json: String,
+    pub docs_index_json: String,
+    pub totals: Totals,
+}
+
+#[derive(Archive, Serialize, Debug, Default, Clone, Copy)]
+#[rkyv(derive(Debug))]
+pub struct Totals {
+    pub skills: u64,
+    pub references: u64,
+    pub docs: u64,
+    pub skill_files: u64,
+    pub chunks: u64,
+    /// Bytes of every served file (skill files and docs), before de-duplication.
+    pub content_bytes: u64,
+    /// Bytes of the content blob (identical files stored once).
+    pub blob_bytes: u64,
+}
+
+#[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug, PartialEq, Eq))]
+pub enum DocKind {
+    /// A skill's `SKILL.md`.
+    Skill { skill: u32 },
+    /// A markdown file inside a skill other than `SKILL.md`.
+    Reference { skill: u32, reference: u32 },
+    /// A markdown file under the docs root.
+    Doc,
+}
+
+#[derive(Archive, Serialize, Debug)]
+#[rkyv(derive(Debug))]
+pub struct Document {
+    /// Canonical `resource://` URI.
+    pub uri: String,
+    pub kind: DocKind,
+    /// Docs: path relative to the docs root. Skill files: path relative to the skill root.
+    pub path: String,
+    /// MCP resource `name`: skill id, ref id or doc path.
+    pub name: String,
+    pub title: String,
+    /// At most three sentences.
+    pub summary: String,
+    pub content: Span,
+    /// First 12 hex digits of the blake3 hash of the bytes.
+    pub version: String,
+    pub outline: Vec<Heading>,
+    pub chunks: Vec<Chunk>,
+    pub links: Vec<Link>,
+    /// Pre-rendered `_meta["io.skillpack/document"]` object.
+    pub meta_json: String,
+}
+
+#[derive(Archive, Serialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct Heading {
+    pub level: u8,
+    pub text: String,
+    /// GitHub-style slug, unique within the document.
+    pub anchor: String,
+    /// Byte range of the section: from the heading to the next heading of the same or a
+    /// higher level (or the end of the document).
+    pub start: u64,
+    pub end: u64,
+}
+
+#[derive(Archive, Serialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct Chunk {
+    /// Section-stable id: the section's anchor, `-2`, `-3`… for the parts of a split section.
+    pub id: String,
+    pub heading: String,
+    pub start: u64,
+    pub end: u64,
+}
+
+#[derive(Archive, Serialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct Link {
+    pub text: String,
+    /// As written in the markdown.
+    pub href: String,
+    /// The catalog URI it resolves to (with `#anchor` when the link has one).
+    pub uri: String,
+}
+
+#[derive(Archive, Serialize, Debug)]
+#[rkyv(derive(Debug))]
+pub struct Skill {
+    pub id: String,
+    /// Folder path relative to the skills root (`team/deploy-app`).
+    pub path: String,
+    pub description: String,
+    pub tags: Vec<String>,
+    pub capabilities: Vec<String>,
+    /// The frontmatter exactly as authored, rendered as a JSON object.
+    pub frontmatter_json: String,
+    /// Index of the `SKILL.md` document.
+    pub document: u32,
+    pub references: Vec<Reference>,
+    /// Range into [`Catalog::files`]: this skill's files, nested skills' files included.
+    pub files_start: u32,
+    pub files_end: u32,
+    /// `skill://<path>/SKILL.md`.
+    pub skill_md_uri: String,
+    /// First 12 hex digits of blake3 over the skill's (path, file hash) list.
+    pub version: String,
+    /// Sum of the sizes of the skill's files.
+    pub size: u64,
+    /// Pre-rendered body of `resource://catalog/skills/{id}`.
+    pub record_json: String,
+}
+
+#[derive(Archive, Serialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct Reference {
+    pub id: String,
+    pub document: u32,
+}
+
+#[derive(Archive, Serialize, Debug)]
+#[rkyv(derive(Debug))]
+pub struct SkillFile {
+    /// `skill://<skill path>/<file path>`, percent-encoded.
+    pub uri: String,
+    /// Path relative to the skills root.
+    pub path: String,
+    pub mime_type: String,
+    /// `sha256:<64 lowercase hex>` (SEP-2640).
+    pub sha256: String,
+    pub size: u64,
+    pub content: Span,
+    /// UTF-8 without NUL: served as text, otherwise as a base64 blob.
+    pub is_text: bool,
+}
+
+#[derive(Archive, Serialize, Debug)]
+#[rkyv(derive(Debug))]
+pub struct Directory {
+    /// `skill://<path>` without a trailing slash.
+    pub uri: String,
+    pub children: Vec<DirectoryChild>,
+}
+
+#[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug, PartialEq, Eq))]
+pub enum DirectoryChild {
+    File(u32),
+    Directory(u32),
+}
+
+/// What an exact URI resolves to.
+#[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug, PartialEq, Eq))]
+pub enum Target {
+    Capabilities,
+    SkillsIndex,
+    DocsIndex,
+    SkillRecord(u32),
+    Document(u32),
+    Chunk { document: u32, chunk: u32 },
+    SkillFile(u32),
+    Directory(u32),
+}
+
+#[derive(Archive, Serialize, Debug)]
+#[rkyv(derive(Debug))]
+pub struct UriEntry {
+    pub uri: String,
+    pub target: Target,
+}
+
+/// A perfect-hash map from URI to [`Target`], generated at build time with
+/// `phf_generator` and probed at run time with `phf_shared` — the same scheme as a
+/// `phf::Map`, but with its tables stored in the catalog blob rather than in generated
+/// Rust source, so that rustc's work does not grow with the catalog.
+#[derive(Archive, Serialize, Debug, Default)]
+#[rkyv(derive(Debug))]
+pub struct UriIndex {
+    pub key: u64,
+    /// Displacement pairs, flattened: `disps[2i]`, `disps[2i + 1]`.
+    pub disps: Vec<u32>,
+    /// Slot → index into `entries`.
+    pub slots: Vec<u32>,
+    pub entries: Vec<UriEntry>,
+}
+
+impl ArchivedUriIndex {
+    /// The target of `uri`, if the catalog serves exactly that URI.
+    pub fn get(&self, uri: &str) -> Option<&ArchivedTarget> {
+        let len = self.slots.len();
+        let buckets = self.disps.len() / 2;
+        if len == 0 || buckets == 0 {
+            return None;
+        }
+        let hashes = phf_shared::hash(uri, &self.key.to_native());
+        let bucket = (hashes.g % buckets as u32) as usize;
+        let d1 = self.disps[2 * bucket].to_native();
+        let d2 = self.disps[2 * bucket + 1].to_native();
+        let slot = phf_shared::displace(hashes.f1, hashes.f2, d1, d2) % len as u32;
+        let entry = &self.entries[self.slots[slot as usize].to_native() as usize];
+        (entry.uri.as_str() == uri).then_some(&entry.target)
+    }
+}

@@ -1,0 +1,121 @@
+//! The MCP server: rmcp's [`ServerHandler`] over the baked [`Catalog`]. Each method hands
+//! off to its surface in `cmd/`; this file only adapts them to rmcp (errors to JSON-RPC,
+//! cache hints per protocol version).
+
+use rmcp::model::{
+    CacheScope, Implementation, ListResourceTemplatesResult, ListResourcesResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+use crate::catalog::{Catalog, SERVER_VERSION};
+use crate::cmd;
+use crate::contract::CACHE_TTL_MS;
+use crate::uri;
+
+#[derive(Clone)]
+pub struct SkillpackServer {
+    catalog: Catalog,
+    info: ServerConfig,
+}
+
+impl SkillpackServer {
+    pub fn new(catalog: Catalog) -> Self {
+        let capabilities = ServerCapabilities::builder().enable_resources().build();
+        let info = ServerConfig::new(capabilities)
+            .with_server_info(
+                Implementation::new(catalog.name(), SERVER_VERSION)
+                    .with_title(format!("{} (skillpack catalog)", catalog.name()))
+                    .with_description("Agent Skills and docs compiled into one binary, served read-only from memory."),
+            )
+            .with_instructions(instructions(&catalog));
+        SkillpackServer { catalog, info }
+    }
+
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+}
+
+/// What the model reads first: what is here, what is not, and where to start.
+pub fn instructions(catalog: &Catalog) -> String {
+    let totals = &catalog.archive().totals;
+    format!(
+        "{name} serves {skills} Agent Skills and {docs} markdown docs compiled into this binary \
+         (fingerprint {fingerprint}). It is read-only and answers from memory: no filesystem, \
+         no network, content never changes while it runs.\n\
+         Start here: read {skills_index} once for every skill (id, description, URI) and \
+         {docs_index} for every doc; {capabilities} lists URI families and error codes.\n\
+         Then read a document's _meta outline and chunk catalog and fetch only the chunks \
+         (<document uri>/chunks/<id>) or sections (<document uri>#<anchor>) you need; do not \
+         bulk-load whole documents or the whole catalog. Errors carry did-you-mean candidates \
+         and a repair step.",
+        name = catalog.name(),
+        skills = totals.skills.to_native(),
+        docs = totals.docs.to_native(),
+        fingerprint = catalog.fingerprint(),
+        skills_index = uri::SKILLS_INDEX,
+        docs_index = uri::DOCS_INDEX,
+        capabilities = uri::CAPABILITIES,
+    )
+}
+
+/// Whether the peer speaks 2026-07-28 or later, where results carry cache hints.
+pub fn wants_cache_hints(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+impl ServerHandler for SkillpackServer {
+    fn get_info(&self) -> ServerConfig {
+        self.info.clone()
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let mut result = cmd::resources::list(&self.catalog, cursor)
+            .map_err(|e| e.into_error_data(&self.catalog))?;
+        if wants_cache_hints(&context) {
+            result = result
+                .with_ttl_ms(CACHE_TTL_MS)
+                .with_cache_scope(CacheScope::Public);
+        }
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let mut result = ListResourceTemplatesResult::with_all_items(cmd::templates::list());
+        if wants_cache_hints(&context) {
+            result = result
+                .with_ttl_ms(CACHE_TTL_MS)
+                .with_cache_scope(CacheScope::Public);
+        }
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let mut result = cmd::resources::read(&self.catalog, &request.uri)
+            .map_err(|e| e.into_error_data(&self.catalog))?;
+        if wants_cache_hints(&context) {
+            result = result
+                .with_ttl_ms(CACHE_TTL_MS)
+                .with_cache_scope(CacheScope::Public);
+        }
+        Ok(result.into())
+    }
+}

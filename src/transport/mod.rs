@@ -1,0 +1,3 @@
+//! Transports: how MCP messages reach the server.
+
+pub mod stdio;

@@ -1,0 +1,20 @@
+//! stdio transport: what Claude Code/Desktop, Cursor and Codex spawn. stdout carries only
+//! protocol messages; logs go to stderr.
+
+use rmcp::ServiceExt;
+use rmcp::transport::io::stdio_pipes;
+
+use crate::server::SkillpackServer;
+
+/// Serve one client on stdin/stdout until it disconnects.
+pub async fn serve(
+    server: SkillpackServer,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    // Non-blocking pipes when the client spawned us with pipes (the normal case), so reads
+    // and writes stay on the reactor instead of a blocking thread per message.
+    let running = server.serve(stdio_pipes()).await?;
+    tracing::info!("stdio session started");
+    let reason = running.waiting().await?;
+    tracing::info!(?reason, "stdio session ended");
+    Ok(())
+}
