@@ -1,0 +1,161 @@
+//! Shared by the integration tests: spawn the real `skillpack` binary and talk MCP to it
+//! through rmcp's client; build binaries over other content (the corpora, fixtures).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use rmcp::model::{ProtocolVersion, ReadResourceRequestParams, ResourceContents};
+use rmcp::service::{ClientLifecycleMode, RunningService, serve_client_with_lifecycle};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+
+pub type Client = RunningService<RoleClient, ()>;
+
+pub fn crate_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The binary built from the crate's own `skills/` and `docs/`.
+pub fn builtin_binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_skillpack"))
+}
+
+fn command(binary: &Path, args: &[&str]) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(binary);
+    command.args(args);
+    command.env("RUST_LOG", "warn");
+    command
+}
+
+/// Spawn `binary` (serving stdio) and connect with the `initialize` handshake.
+pub async fn connect(binary: &Path) -> Client {
+    let transport = TokioChildProcess::new(command(binary, &[])).expect("spawn skillpack");
+    ().serve(transport).await.expect("initialize")
+}
+
+/// Spawn `binary` and connect with the stateless 2026-07-28 lifecycle (`server/discover`,
+/// per-request `_meta`).
+pub async fn connect_modern(binary: &Path) -> Client {
+    let transport = TokioChildProcess::new(command(binary, &[])).expect("spawn skillpack");
+    serve_client_with_lifecycle(
+        (),
+        transport,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .expect("discover")
+}
+
+/// Read a URI that must hold exactly one text content.
+pub async fn read_text(client: &Client, uri: &str) -> String {
+    let result = client
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await
+        .unwrap_or_else(|e| panic!("read {uri}: {e}"));
+    assert_eq!(result.contents.len(), 1, "{uri}");
+    match &result.contents[0] {
+        ResourceContents::TextResourceContents { text, .. } => text.clone(),
+        other => panic!("{uri}: expected text, got {other:?}"),
+    }
+}
+
+/// `../shared/corpora`, or `None` after printing why tests that need it are skipped.
+pub fn corpora() -> Option<PathBuf> {
+    let dir = crate_root().join("../shared/corpora");
+    if dir.join("anthropic-skills/skills").is_dir() && dir.join("rust-book/src").is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "SKIP: {} is absent; the tests over the public corpora need ../shared beside the clone",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// The binary built over the corpora (anthropic-skills + the Rust book), or `None` (with
+/// a skip message) when `../shared` is absent.
+pub fn corpora_binary() -> Option<PathBuf> {
+    let corpora = corpora()?;
+    let skills = corpora.join("anthropic-skills/skills");
+    let docs = corpora.join("rust-book/src");
+    Some(
+        variant(
+            "corpora",
+            &[
+                ("SKILLPACK_SKILLS_DIR", skills.to_str().unwrap()),
+                ("SKILLPACK_DOCS_DIR", docs.to_str().unwrap()),
+            ],
+        )
+        .unwrap_or_else(|e| panic!("building the corpora variant failed:\n{e}")),
+    )
+}
+
+/// Where content variants are built. One target directory for all variants, next to the
+/// main one: dependencies compile once, only this crate rebuilds when the content changes,
+/// and `target/release/skillpack` (the binary under test) is never overwritten.
+fn variants_dir() -> PathBuf {
+    crate_root().join("target/variants")
+}
+
+/// Run `cargo build --release` of the binary with `env` set, in the variants target dir.
+/// Serialized across test threads and processes with a file lock.
+pub fn build_with_env(env: &[(&str, &str)]) -> (Output, std::fs::File) {
+    let dir = variants_dir();
+    std::fs::create_dir_all(&dir).expect("create target/variants");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join("build.lock"))
+        .expect("open the variants lock");
+    lock.lock().expect("lock the variants dir");
+    let mut command = Command::new(env!("CARGO"));
+    command
+        .args(["build", "--release", "--bin", "skillpack", "--target-dir"])
+        .arg(&dir)
+        .current_dir(crate_root())
+        .env("CARGO_TERM_COLOR", "never");
+    for var in [
+        "SKILLPACK_SKILLS_DIR",
+        "SKILLPACK_DOCS_DIR",
+        "SKILLPACK_NAME",
+        "SKILLPACK_STRICT",
+        "SKILLPACK_CHUNK_BYTES",
+    ] {
+        command.env_remove(var);
+    }
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let output = command.output().expect("run cargo build");
+    (output, lock)
+}
+
+/// Build the binary over other content and copy it to `target/variants/bin/<name>/`.
+pub fn variant(name: &str, env: &[(&str, &str)]) -> Result<PathBuf, String> {
+    let (output, _lock) = build_with_env(env);
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+    }
+    let built = variants_dir().join("release/skillpack");
+    let target = variants_dir().join("bin").join(name);
+    std::fs::create_dir_all(&target).map_err(|e| e.to_string())?;
+    let copy = target.join("skillpack");
+    let staging = target.join("skillpack.tmp");
+    std::fs::copy(&built, &staging).map_err(|e| e.to_string())?;
+    std::fs::rename(&staging, &copy).map_err(|e| e.to_string())?;
+    Ok(copy)
+}
+
+/// Run the binary with arguments and return its output.
+pub fn run(binary: &Path, args: &[&str]) -> Output {
+    Command::new(binary)
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run skillpack")
+}
