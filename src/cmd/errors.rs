@@ -12,6 +12,7 @@ use rmcp::ErrorData;
 use serde_json::{Map, Value, json};
 
 use crate::catalog::Catalog;
+use crate::contract;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Code {
@@ -61,10 +62,72 @@ impl Code {
 pub struct Repair {
     /// Symbolic step, e.g. `read_index_then_retry`.
     pub next_step: &'static str,
-    /// A tool to call, with arguments that work when passed literally.
+    /// A tool to call, with arguments that work when passed literally. Before an error
+    /// leaves the server, `cmd::tools::checked_repair` runs this call in-process and
+    /// replaces it with a listing that works should it fail.
     pub tool: Option<(&'static str, Value)>,
     /// What to do without tools.
     pub alternative: String,
+}
+
+impl Repair {
+    /// `catalog_read {"uri": uri}`.
+    pub fn read(next_step: &'static str, uri: &str, alternative: impl Into<String>) -> Repair {
+        Repair {
+            next_step,
+            tool: Some((contract::TOOL_READ, json!({ "uri": uri }))),
+            alternative: alternative.into(),
+        }
+    }
+
+    /// `catalog_read {"uri": uri, "chunk_id": chunk_id}`.
+    pub fn read_chunk(
+        next_step: &'static str,
+        uri: &str,
+        chunk_id: &str,
+        alternative: impl Into<String>,
+    ) -> Repair {
+        Repair {
+            next_step,
+            tool: Some((
+                contract::TOOL_READ,
+                json!({ "uri": uri, "chunk_id": chunk_id }),
+            )),
+            alternative: alternative.into(),
+        }
+    }
+
+    /// `catalog_list {"kind": kind}` (plus `prefix` when given).
+    pub fn list(
+        next_step: &'static str,
+        kind: &str,
+        prefix: Option<&str>,
+        alternative: impl Into<String>,
+    ) -> Repair {
+        let mut arguments = json!({ "kind": kind });
+        if let Some(prefix) = prefix {
+            arguments["prefix"] = Value::String(prefix.to_owned());
+        }
+        Repair {
+            next_step,
+            tool: Some((contract::TOOL_LIST, arguments)),
+            alternative: alternative.into(),
+        }
+    }
+
+    /// Any tool call.
+    pub fn call(
+        next_step: &'static str,
+        tool: &'static str,
+        arguments: Value,
+        alternative: impl Into<String>,
+    ) -> Repair {
+        Repair {
+            next_step,
+            tool: Some((tool, arguments)),
+            alternative: alternative.into(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -178,6 +241,35 @@ impl CatalogError {
             "resource_uri": self.resource_uri,
             "fingerprint": catalog.fingerprint(),
         })
+    }
+
+    /// What a client that shows only text sees of a tool error: the message, the
+    /// did-you-mean candidates and the repair call.
+    pub fn tool_text(&self) -> String {
+        let mut text = self.message.clone();
+        if !self.reason.is_empty() {
+            text.push_str(&format!(" ({})", self.reason));
+        }
+        if !self.candidates.is_empty() {
+            text.push_str(&format!(" Did you mean: {}?", self.candidates.join(", ")));
+        }
+        if let Some(repair) = &self.repair {
+            match &repair.tool {
+                Some((tool, arguments)) => {
+                    text.push_str(&format!(" Next: {tool} {arguments}."));
+                }
+                None => text.push_str(&format!(" Next: {}", repair.alternative)),
+            }
+        }
+        text.push_str(&format!(" [code: {}]", self.code.as_str()));
+        text
+    }
+
+    /// The JSON-RPC carrier for requests whose failures are always invalid parameters
+    /// (`prompts/get`), whatever the code.
+    pub fn into_invalid_params(self, catalog: &Catalog) -> ErrorData {
+        let data = Some(self.rpc_envelope(catalog));
+        ErrorData::invalid_params(self.message, data)
     }
 
     /// The JSON-RPC carrier. Not-found errors use the resource-not-found code, which rmcp

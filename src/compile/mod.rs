@@ -14,6 +14,7 @@
 //! Every problem is collected into a [`Report`]; any error fails the whole compile.
 
 pub mod chunk;
+pub mod completions;
 pub mod config;
 pub mod diag;
 pub mod emit;
@@ -570,6 +571,7 @@ fn bake(
         skills_index_json: String::new(),
         docs_index_json: String::new(),
         totals,
+        completions: Default::default(),
     };
     for i in 0..catalog.documents.len() {
         catalog.documents[i].meta_json = render::document_meta(&catalog.documents[i]);
@@ -581,6 +583,7 @@ fn bake(
     catalog.docs_index_json = render::docs_index(&catalog);
     catalog.capabilities_json = render::capabilities(&catalog, &config.crate_version);
     catalog.uri_index = uri_index(&catalog);
+    catalog.completions = completions::candidates(&catalog);
 
     Output {
         catalog,
