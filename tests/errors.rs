@@ -416,5 +416,36 @@ async fn an_unknown_tool_is_a_protocol_error_with_candidates() {
         envelope["details"]["value"].as_str().unwrap().len() < 300,
         "hostile input is not echoed whole"
     );
+    // Long names and values: clear answers, no did-you-mean search over them.
+    let long = "agent-friendly-mcp".repeat(20_000);
+    let mut args = serde_json::Map::new();
+    args.insert("skill_id".into(), long.clone().into());
+    let error = client
+        .get_prompt(rmcp::model::GetPromptRequestParams::new("use-skill").with_arguments(args))
+        .await
+        .expect_err("long skill id");
+    let rmcp::ServiceError::McpError(error) = error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(error.data.unwrap()["machine_code"], "skill_not_found");
+    let error = client
+        .get_prompt(rmcp::model::GetPromptRequestParams::new(long.clone()))
+        .await
+        .expect_err("long prompt name");
+    assert!(matches!(error, rmcp::ServiceError::McpError(_)));
+    let info = client
+        .complete_resource_argument(
+            "resource://skills/{skill_id}/document",
+            "skill_id",
+            long,
+            None,
+        )
+        .await
+        .unwrap();
+    assert!(info.values.is_empty());
+    let mut args = serde_json::Map::new();
+    args.insert("x".repeat(100_000), json!(1));
+    let outcome = call(&client, "catalog_list", Value::Object(args)).await;
+    assert_eq!(outcome.structured["code"], "invalid_argument");
     client.cancel().await.unwrap();
 }

@@ -29,6 +29,8 @@ use crate::uri;
 
 /// The protocol's limit on values per completion result.
 pub const MAX_VALUES: usize = CompletionInfo::MAX_VALUES;
+/// Longer typed values complete to nothing.
+const MAX_TYPED_BYTES: usize = 1024;
 
 /// Values of already-filled arguments (`context.arguments`).
 #[derive(Clone, Copy, Default)]
@@ -208,6 +210,10 @@ fn rank<'a>(
     paths: bool,
 ) -> CompletionInfo {
     let typed = value.trim();
+    // Nothing this long is a prefix or a typo of a catalog value; do not spend time on it.
+    if typed.len() > MAX_TYPED_BYTES {
+        return empty();
+    }
     if prefixed.len() >= MAX_VALUES || typed.is_empty() {
         let total = prefixed.len();
         return ranked(prefixed, total);
@@ -243,14 +249,17 @@ fn rank<'a>(
             continue;
         }
         // For a path, the typo is usually in its last segment: compare that too.
-        let distance = strsim::levenshtein(&lower, &candidate.to_lowercase()).min(if paths {
-            let name = candidate.trim_end_matches('/');
-            let name = name.rsplit('/').next().unwrap_or(name);
-            strsim::levenshtein(&lower, &name.to_lowercase())
+        let name = candidate.trim_end_matches('/');
+        let name = if paths {
+            name.rsplit('/').next().unwrap_or(name)
         } else {
-            usize::MAX
-        });
-        if distance <= max_distance {
+            candidate
+        };
+        if let Some(distance) = [candidate, name]
+            .into_iter()
+            .filter_map(|c| near_miss(&lower, c, max_distance))
+            .min()
+        {
             near.push((distance, candidate));
         }
     }
@@ -261,6 +270,17 @@ fn rank<'a>(
     values.extend(near.into_iter().map(|(_, c)| c));
     let total = values.len();
     ranked(values, total)
+}
+
+/// The edit distance between `typed` (lowercase) and `candidate` if it is at most `max`.
+/// The distance is at least the length difference, which rules most candidates out
+/// without the quadratic comparison.
+fn near_miss(typed: &str, candidate: &str, max: usize) -> Option<usize> {
+    if typed.chars().count().abs_diff(candidate.chars().count()) > max {
+        return None;
+    }
+    let distance = strsim::levenshtein(typed, &candidate.to_lowercase());
+    (distance <= max).then_some(distance)
 }
 
 fn ranked(mut values: Vec<&str>, total: usize) -> CompletionInfo {

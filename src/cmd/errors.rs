@@ -293,15 +293,23 @@ pub fn did_you_mean<'a>(
     limit: usize,
 ) -> Vec<String> {
     let wanted_lower = wanted.to_lowercase();
-    let max_distance = (wanted_lower.chars().count() / 3).clamp(1, 3);
+    let wanted_chars = wanted_lower.chars().count();
+    let max_distance = (wanted_chars / 3).clamp(1, 3);
     let mut scored: Vec<(usize, usize, &str)> = known
         .into_iter()
         .filter_map(|candidate| {
             let lower = candidate.to_lowercase();
+            let gap = wanted_chars.abs_diff(lower.chars().count());
+            // One a prefix of the other: the edit distance is the length difference.
             if !wanted_lower.is_empty()
                 && (lower.starts_with(&wanted_lower) || wanted_lower.starts_with(&lower))
             {
-                return Some((0, strsim::levenshtein(&wanted_lower, &lower), candidate));
+                return Some((0, gap, candidate));
+            }
+            // The distance is at least the length difference: skip the quadratic
+            // comparison when that alone rules a candidate out (hostile input can be long).
+            if gap > max_distance {
+                return None;
             }
             let distance = strsim::levenshtein(&wanted_lower, &lower);
             (distance <= max_distance).then_some((1, distance, candidate))
