@@ -381,18 +381,6 @@ fn fit(items: impl Iterator<Item = Value>, budget: Option<usize>) -> Vec<Value> 
         .collect()
 }
 
-fn document_text(
-    catalog: &Catalog,
-    document: &ArchivedDocument,
-    start: u64,
-    end: u64,
-) -> &'static str {
-    catalog
-        .text(document)
-        .get(start as usize..end as usize)
-        .unwrap_or_default()
-}
-
 fn heading_entry(document: &ArchivedDocument, h: &ArchivedHeading) -> Value {
     json!({
         "level": h.level,
@@ -531,7 +519,7 @@ fn document_result(
             }
         }
         let text = cut(
-            catalog.text(document).get(..end).unwrap_or_default(),
+            catalog.text_range(document, 0, end as u64),
             SUMMARY_TEXT_BYTES,
         );
         // A chunk cut short does not count: reading on starts with it.
@@ -595,12 +583,7 @@ fn chunk_result(catalog: &Catalog, document: &ArchivedDocument, index: usize) ->
             .map(|c| uri::chunk(&document.uri, &c.id))
     };
     let next = neighbour(Some(index + 1));
-    let text = document_text(
-        catalog,
-        document,
-        chunk.start.to_native(),
-        chunk.end.to_native(),
-    );
+    let text = catalog.text_range(document, chunk.start.to_native(), chunk.end.to_native());
     let mut value = json!({
         "uri": uri::chunk(&document.uri, &chunk.id),
         "kind": "chunk",
@@ -640,7 +623,7 @@ fn section_result(
     full: bool,
 ) -> Value {
     let (start, end) = (heading.start.to_native(), heading.end.to_native());
-    let whole = document_text(catalog, document, start, end);
+    let whole = catalog.text_range(document, start, end);
     let text = if full {
         whole
     } else {
