@@ -357,6 +357,8 @@ async fn builtin_pagination_walks_the_whole_catalog() {
         !tagged.contains(&"writing-skillpack-skills".to_owned()),
         "{tagged:?}"
     );
+    let prefixed = walk(&client, json!({"prefix": "Agent"}), "id").await;
+    assert_eq!(prefixed, ["agent-friendly-mcp"]);
     client.cancel().await.unwrap();
 }
 

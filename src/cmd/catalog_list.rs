@@ -214,7 +214,9 @@ fn skills(
     tag: Option<&str>,
 ) -> Vec<&'static ArchivedSkill> {
     let all = catalog.skills();
-    let prefix = prefix.unwrap_or("");
+    // Skill ids are lowercase by rule, so `PDF` finds `pdf`.
+    let prefix = prefix.unwrap_or("").to_lowercase();
+    let prefix = prefix.as_str();
     let start = all.partition_point(|s| s.id.as_str() < prefix);
     all[start..]
         .iter()
