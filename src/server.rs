@@ -4,10 +4,11 @@
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    PromptsCapability, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, Tool, ToolsCapability,
+    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, PromptsCapability, ProtocolVersion,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool, ToolsCapability,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -37,6 +38,8 @@ impl SkillpackServer {
             .enable_prompts_with(prompts)
             .enable_resources()
             .enable_tools_with(tools)
+            // SEP-2640: skills/list, skills/get and resources/directory/read (cmd::skills).
+            .enable_skills_with_directory_read()
             .build();
         let info = ServerConfig::new(capabilities)
             .with_server_info(
@@ -50,11 +53,6 @@ impl SkillpackServer {
             info,
             tools: std::sync::Arc::new(cmd::tools::list(&catalog)),
         }
-    }
-
-    /// A failed request as a JSON-RPC error, with a repair call that is known to work.
-    fn rpc_error(&self, error: cmd::errors::CatalogError) -> ErrorData {
-        cmd::tools::checked_repair(&self.catalog, error).into_error_data(&self.catalog)
     }
 
     pub fn catalog(&self) -> &Catalog {
@@ -106,8 +104,8 @@ impl ServerHandler for SkillpackServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        let mut result =
-            cmd::resources::list(&self.catalog, cursor).map_err(|e| self.rpc_error(e))?;
+        let mut result = cmd::resources::list(&self.catalog, cursor)
+            .map_err(|e| e.into_error_data(&self.catalog))?;
         if wants_cache_hints(&context) {
             result = result
                 .with_ttl_ms(CACHE_TTL_MS)
@@ -135,14 +133,55 @@ impl ServerHandler for SkillpackServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let mut result =
-            cmd::resources::read(&self.catalog, &request.uri).map_err(|e| self.rpc_error(e))?;
+        let mut result = cmd::resources::read(&self.catalog, &request.uri)
+            .map_err(|e| e.into_error_data(&self.catalog))?;
         if wants_cache_hints(&context) {
             result = result
                 .with_ttl_ms(CACHE_TTL_MS)
                 .with_cache_scope(CacheScope::Public);
         }
         Ok(result.into())
+    }
+
+    // SEP-2640 Skills extension (`cmd::skills`). Skill results carry the cache hints on
+    // every protocol version: the extension defines them as required (CacheableResult).
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let result = cmd::skills::list(&self.catalog, cursor)?;
+        Ok(result
+            .with_ttl_ms(CACHE_TTL_MS)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let result = cmd::skills::get(&self.catalog, &request.uri)?;
+        Ok(result
+            .with_ttl_ms(CACHE_TTL_MS)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        let mut result =
+            cmd::skills::read_directory(&self.catalog, &request.uri, request.cursor.as_deref())?;
+        if wants_cache_hints(&context) {
+            result = result
+                .with_ttl_ms(CACHE_TTL_MS)
+                .with_cache_scope(CacheScope::Public);
+        }
+        Ok(result)
     }
 
     async fn list_tools(
@@ -175,9 +214,8 @@ impl ServerHandler for SkillpackServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        let mut result = cmd::prompts::list(&self.catalog, cursor).map_err(|e| {
-            cmd::tools::checked_repair(&self.catalog, e).into_invalid_params(&self.catalog)
-        })?;
+        let mut result = cmd::prompts::list(&self.catalog, cursor)
+            .map_err(|e| e.into_invalid_params(&self.catalog))?;
         if wants_cache_hints(&context) {
             result = result
                 .with_ttl_ms(CACHE_TTL_MS)
@@ -193,9 +231,7 @@ impl ServerHandler for SkillpackServer {
     ) -> Result<GetPromptResponse, ErrorData> {
         cmd::prompts::get(&self.catalog, &request.name, request.arguments.as_ref())
             .map(Into::into)
-            .map_err(|e| {
-                cmd::tools::checked_repair(&self.catalog, e).into_invalid_params(&self.catalog)
-            })
+            .map_err(|e| e.into_invalid_params(&self.catalog))
     }
 
     async fn complete(

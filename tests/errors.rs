@@ -332,6 +332,25 @@ async fn every_code_from_a_real_tool_call_with_a_working_repair() {
         let repaired = run_repair(&client, envelope).await;
         assert!(repaired.is_object(), "{what}");
     }
+    // The SEP-2640 directory listing has its own code; its envelope carries a working
+    // repair call too.
+    let error = client
+        .read_resource_directory(rmcp::model::ReadResourceDirectoryRequestParams::new(
+            "skill://agent-friendly-mcp/SKILL.md",
+        ))
+        .await
+        .expect_err("a file is not a directory");
+    let rmcp::ServiceError::McpError(error) = error else {
+        panic!("{error:?}")
+    };
+    let data = error.data.unwrap();
+    produced.insert(
+        data["machine_code"]
+            .as_str()
+            .filter(|c| *c == "not_a_directory")
+            .expect("not_a_directory"),
+    );
+    run_repair(&client, &data).await;
     // Every code the capability summary lists was produced by a real request.
     let capabilities: Value =
         serde_json::from_str(&read_text(&client, "resource://catalog/capabilities").await).unwrap();

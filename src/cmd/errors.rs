@@ -20,6 +20,7 @@ pub enum Code {
     ReferenceNotFound,
     DocNotFound,
     FileNotFound,
+    NotADirectory,
     ChunkNotFound,
     AnchorNotFound,
     InvalidUri,
@@ -35,6 +36,7 @@ impl Code {
             Code::ReferenceNotFound => "reference_not_found",
             Code::DocNotFound => "doc_not_found",
             Code::FileNotFound => "file_not_found",
+            Code::NotADirectory => "not_a_directory",
             Code::ChunkNotFound => "chunk_not_found",
             Code::AnchorNotFound => "anchor_not_found",
             Code::InvalidUri => "invalid_uri",
@@ -63,7 +65,7 @@ pub struct Repair {
     /// Symbolic step, e.g. `read_index_then_retry`.
     pub next_step: &'static str,
     /// A tool to call, with arguments that work when passed literally. Before an error
-    /// leaves the server, `cmd::tools::checked_repair` runs this call in-process and
+    /// leaves the server, `CatalogError::with_working_repair` runs this call in-process and
     /// replaces it with a listing that works should it fail.
     pub tool: Option<(&'static str, Value)>,
     /// What to do without tools.
@@ -142,6 +144,8 @@ pub struct CatalogError {
     pub repair: Option<Repair>,
     /// The URI the request was about, if any.
     pub resource_uri: Option<String>,
+    /// Whether `repair` has been verified (see [`CatalogError::with_working_repair`]).
+    repair_checked: bool,
 }
 
 impl CatalogError {
@@ -155,6 +159,7 @@ impl CatalogError {
             candidates: Vec::new(),
             repair: None,
             resource_uri: None,
+            repair_checked: false,
         }
     }
 
@@ -176,7 +181,33 @@ impl CatalogError {
 
     pub fn repair(mut self, repair: Repair) -> Self {
         self.repair = Some(repair);
+        self.repair_checked = false;
         self
+    }
+
+    /// This error with a repair call that is known to work: the server runs the call
+    /// in-process (tools are pure functions of the baked catalog: microseconds, no side
+    /// effects) and, should it fail or be missing, puts in `catalog_list {}`, which always
+    /// works. Every carrier does this before an error leaves the server, so each `repair`
+    /// a client sees can be called literally.
+    pub fn with_working_repair(mut self, catalog: &Catalog) -> Self {
+        if !self.repair_checked {
+            self.repair = Some(super::tools::working_repair(
+                catalog,
+                self.code,
+                self.repair.take(),
+            ));
+            self.repair_checked = true;
+        }
+        self
+    }
+
+    fn checked(&self, catalog: &Catalog) -> std::borrow::Cow<'_, CatalogError> {
+        if self.repair_checked {
+            std::borrow::Cow::Borrowed(self)
+        } else {
+            std::borrow::Cow::Owned(self.clone().with_working_repair(catalog))
+        }
     }
 
     pub fn uri(mut self, uri: impl Into<String>) -> Self {
@@ -211,19 +242,20 @@ impl CatalogError {
 
     /// The envelope as carried in JSON-RPC `error.data`.
     pub fn rpc_envelope(&self, catalog: &Catalog) -> Value {
+        let this = self.checked(catalog);
         let mut envelope = json!({
-            "machine_code": self.code.as_str(),
-            "human_message": self.message,
-            "details": self.details(),
+            "machine_code": this.code.as_str(),
+            "human_message": this.message,
+            "details": this.details(),
             "temporary": false,
             "retry_after_ms": null,
-            "repair": self.repair_json(),
-            "resource_uri": self.resource_uri,
+            "repair": this.repair_json(),
+            "resource_uri": this.resource_uri,
             "fingerprint": catalog.fingerprint(),
         });
         // The base protocol's resource-not-found convention (SEP-2164) puts the URI at
         // `data.uri`; keep it there too for clients that only know that.
-        if let Some(uri) = &self.resource_uri {
+        if let Some(uri) = &this.resource_uri {
             envelope["uri"] = Value::String(crate::uri::shorten(uri));
         }
         envelope
@@ -231,29 +263,31 @@ impl CatalogError {
 
     /// The envelope as carried in a tool result's `structuredContent`.
     pub fn tool_envelope(&self, catalog: &Catalog) -> Value {
+        let this = self.checked(catalog);
         json!({
-            "code": self.code.as_str(),
-            "message": self.message,
-            "details": self.details(),
+            "code": this.code.as_str(),
+            "message": this.message,
+            "details": this.details(),
             "temporary": false,
             "retry_after_ms": null,
-            "repair": self.repair_json(),
-            "resource_uri": self.resource_uri,
+            "repair": this.repair_json(),
+            "resource_uri": this.resource_uri,
             "fingerprint": catalog.fingerprint(),
         })
     }
 
     /// What a client that shows only text sees of a tool error: the message, the
     /// did-you-mean candidates and the repair call.
-    pub fn tool_text(&self) -> String {
-        let mut text = self.message.clone();
-        if !self.reason.is_empty() {
-            text.push_str(&format!(" ({})", self.reason));
+    pub fn tool_text(&self, catalog: &Catalog) -> String {
+        let this = self.checked(catalog);
+        let mut text = this.message.clone();
+        if !this.reason.is_empty() {
+            text.push_str(&format!(" ({})", this.reason));
         }
-        if !self.candidates.is_empty() {
-            text.push_str(&format!(" Did you mean: {}?", self.candidates.join(", ")));
+        if !this.candidates.is_empty() {
+            text.push_str(&format!(" Did you mean: {}?", this.candidates.join(", ")));
         }
-        if let Some(repair) = &self.repair {
+        if let Some(repair) = &this.repair {
             match &repair.tool {
                 Some((tool, arguments)) => {
                     text.push_str(&format!(" Next: {tool} {arguments}."));
@@ -261,15 +295,8 @@ impl CatalogError {
                 None => text.push_str(&format!(" Next: {}", repair.alternative)),
             }
         }
-        text.push_str(&format!(" [code: {}]", self.code.as_str()));
+        text.push_str(&format!(" [code: {}]", this.code.as_str()));
         text
-    }
-
-    /// The JSON-RPC carrier for requests whose failures are always invalid parameters
-    /// (`prompts/get`), whatever the code.
-    pub fn into_invalid_params(self, catalog: &Catalog) -> ErrorData {
-        let data = Some(self.rpc_envelope(catalog));
-        ErrorData::invalid_params(self.message, data)
     }
 
     /// The JSON-RPC carrier. Not-found errors use the resource-not-found code, which rmcp
@@ -282,6 +309,14 @@ impl CatalogError {
         } else {
             ErrorData::invalid_params(message, data)
         }
+    }
+
+    /// The JSON-RPC carrier with `-32602` (Invalid params) whatever the protocol version
+    /// and code: what SEP-2640 requires of `skills/get` and `resources/directory/read`, and
+    /// what `prompts/get` and `tools/call` use for unknown names and bad arguments.
+    pub fn into_invalid_params(self, catalog: &Catalog) -> ErrorData {
+        let data = Some(self.rpc_envelope(catalog));
+        ErrorData::invalid_params(self.message, data)
     }
 }
 

@@ -341,24 +341,7 @@ fn skill_path_not_found(catalog: &Catalog, raw: &str, path: &str) -> CatalogErro
         .max_by_key(|s| s.path.len());
     match skill {
         None => {
-            // `skill://pdg/SKILL.md`: compare the skill-folder part with the served ones.
-            let folder = path
-                .strip_suffix("/SKILL.md")
-                .unwrap_or_else(|| path.split('/').next().unwrap_or(path));
-            let candidates: Vec<String> = did_you_mean(
-                folder,
-                catalog.skills().iter().map(|s| s.path.as_str()),
-                CANDIDATES,
-            )
-            .into_iter()
-            .filter_map(|p| {
-                catalog
-                    .skills()
-                    .iter()
-                    .find(|s| s.path.as_str() == p)
-                    .map(|s| s.skill_md_uri.as_str().to_owned())
-            })
-            .collect();
+            let candidates = skill_path_candidates(catalog, path);
             CatalogError::new(
                 Code::SkillNotFound,
                 format!("No skill is served under `{}`.", uri::shorten(raw)),
@@ -370,7 +353,10 @@ fn skill_path_not_found(catalog: &Catalog, raw: &str, path: &str) -> CatalogErro
                 Some(best) => Repair::read(
                     "read_closest_match",
                     best,
-                    "skills/list (or catalog_list) gives every skill's SKILL.md URI.",
+                    format!(
+                        "Call skills/list (or read {}) for every skill's SKILL.md URI; a skill's files are listed in its manifest.",
+                        uri::SKILLS_INDEX
+                    ),
                 ),
                 None => skills_index_repair(),
             })
@@ -481,4 +467,40 @@ fn doc_repair(catalog: &Catalog, path: &str, best: Option<&String>) -> Repair {
         }
     }
     docs_index_repair()
+}
+
+/// For a `skill://` path under no skill: the same path under the skills whose folder path
+/// is closest to the path's leading segments (`agent-friendly-mcpp/references/tools.md` →
+/// `skill://agent-friendly-mcp/references/tools.md`), or their `SKILL.md` when the rest
+/// of the path does not exist there.
+fn skill_path_candidates(catalog: &Catalog, path: &str) -> Vec<String> {
+    let mut scored: Vec<(usize, &str, String)> = Vec::new();
+    for skill in catalog.skills() {
+        let depth = skill.path.as_str().split('/').count();
+        let mut segments = path.splitn(depth + 1, '/');
+        let head: Vec<&str> = segments.by_ref().take(depth).collect();
+        let head = head.join("/");
+        let rest = segments.next();
+        let max = (skill.path.len() / 3).clamp(1, 3);
+        // The distance is at least the length difference: skip the quadratic comparison
+        // when that alone rules a skill out (hostile paths can be long).
+        if head.chars().count().abs_diff(skill.path.chars().count()) > max {
+            continue;
+        }
+        let distance = strsim::levenshtein(&head.to_lowercase(), skill.path.as_str());
+        if distance > max {
+            continue;
+        }
+        let same_file = rest
+            .map(|rest| uri::skill_file(&format!("{}/{rest}", skill.path)))
+            .filter(|candidate| catalog.lookup(candidate).is_some());
+        let candidate = same_file.unwrap_or_else(|| skill.skill_md_uri.as_str().to_owned());
+        scored.push((distance, skill.path.as_str(), candidate));
+    }
+    scored.sort();
+    scored
+        .into_iter()
+        .take(CANDIDATES)
+        .map(|(_, _, c)| c)
+        .collect()
 }

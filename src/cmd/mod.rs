@@ -10,5 +10,6 @@ pub mod errors;
 pub mod lookup;
 pub mod prompts;
 pub mod resources;
+pub mod skills;
 pub mod templates;
 pub mod tools;

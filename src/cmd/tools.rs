@@ -15,8 +15,8 @@
 //! - [`Args`] checks arguments (unknown names, types, ranges, enums) and turns mistakes into
 //!   `invalid_argument` errors that name the field and offer the call without it;
 //! - [`call`] wraps success as `structuredContent` + the same JSON as text, and errors as
-//!   `isError: true` + the envelope + a one-line text, after [`checked_repair`] has made
-//!   sure the envelope's `repair` call works.
+//!   `isError: true` + the envelope + a one-line text. Every envelope's `repair` call is
+//!   verified first ([`working_repair`]).
 
 use std::sync::Arc;
 
@@ -61,15 +61,15 @@ pub fn call(
     arguments: Option<&JsonObject>,
 ) -> Result<CallToolResult, CatalogError> {
     let Some(tool) = find(name) else {
-        return Err(checked_repair(catalog, unknown_tool(name)));
+        return Err(unknown_tool(name).with_working_repair(catalog));
     };
     let empty = JsonObject::new();
     match (tool.call)(catalog, arguments.unwrap_or(&empty)) {
         Ok(value) => Ok(CallToolResult::structured(value)),
         Err(error) => {
-            let error = checked_repair(catalog, error);
+            let error = error.with_working_repair(catalog);
             let mut result = CallToolResult::structured_error(error.tool_envelope(catalog));
-            result.content = vec![ContentBlock::text(error.tool_text())];
+            result.content = vec![ContentBlock::text(error.tool_text(catalog))];
             Ok(result)
         }
     }
@@ -97,43 +97,40 @@ fn unknown_tool(name: &str) -> CatalogError {
     .candidates(did_you_mean(name, TOOLS.iter().map(|t| t.name), 3))
 }
 
-/// The repair call of an error, verified: the server runs it (tools are pure functions of
-/// the baked catalog, so this costs microseconds and changes nothing) and, should it
-/// fail, or should there be none, puts in `catalog_list {}`, which always works. So every
-/// `repair` a client sees can be called literally.
-pub fn checked_repair(catalog: &Catalog, mut error: CatalogError) -> CatalogError {
-    let works = error
-        .repair
+/// The repair call of an error, verified: the call is run in-process (tools are pure
+/// functions of the baked catalog, so this costs microseconds and changes nothing) and,
+/// should it fail, or should there be none, `catalog_list {}`, which always works, takes
+/// its place. Used by [`CatalogError::with_working_repair`], which every carrier applies.
+pub fn working_repair(catalog: &Catalog, code: Code, repair: Option<Repair>) -> Repair {
+    let works = repair
         .as_ref()
         .and_then(|r| r.tool.as_ref())
         .and_then(|(tool, arguments)| run(catalog, tool, arguments.as_object()?))
         .is_some_and(|outcome| outcome.is_ok());
-    if !works {
-        let fallback = (contract::TOOL_LIST, json!({}));
-        match &mut error.repair {
-            Some(repair) => {
-                if repair.tool.is_some() {
-                    tracing::warn!(
-                        code = error.code.as_str(),
-                        "repair call did not work; offering catalog_list instead"
-                    );
-                }
-                repair.tool = Some(fallback);
-            }
-            None => {
-                error.repair = Some(Repair::call(
-                    "list_catalog",
-                    contract::TOOL_LIST,
-                    json!({}),
-                    format!(
-                        "Read {} for what this server serves and its URI families.",
-                        crate::uri::CAPABILITIES
-                    ),
-                ))
-            }
-        }
+    if works && let Some(repair) = repair {
+        return repair;
     }
-    error
+    let fallback = Some((contract::TOOL_LIST, json!({})));
+    match repair {
+        Some(mut repair) => {
+            if repair.tool.is_some() {
+                tracing::warn!(
+                    code = code.as_str(),
+                    "repair call did not work; offering catalog_list instead"
+                );
+            }
+            repair.tool = fallback;
+            repair
+        }
+        None => Repair {
+            next_step: "list_catalog",
+            tool: fallback,
+            alternative: format!(
+                "Read {} for what this server serves and its URI families.",
+                crate::uri::CAPABILITIES
+            ),
+        },
+    }
 }
 
 /// A tool definition with what every tool here shares: the 2020-12 dialect on both
