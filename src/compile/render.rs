@@ -229,7 +229,7 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
         "uri_families": families,
         "error_codes": codes,
         "error_carriers": {
-            "resource_reads": "JSON-RPC error with error.data = {machine_code, human_message, details{field, value, reason, candidates}, temporary, retry_after_ms, repair{next_step, tool, arguments, alternative}, resource_uri, fingerprint}; prompts/get and completion use the same carrier",
+            "resource_reads": "JSON-RPC error with error.data = {machine_code, human_message, details{field, value, reason, candidates}, temporary, retry_after_ms, repair{next_step, tool, arguments, alternative}, resource_uri, fingerprint}; prompts/get, skills/get, resources/directory/read and list cursors use the same carrier (completion never fails: it answers with an empty list)",
             "tool_results": "a result with isError: true and structuredContent = the same envelope with code/message in place of machine_code/human_message; the text content repeats the message, the candidates and the repair call",
             "repair": "repair.tool with repair.arguments is a tool call that works when made exactly as given; every error is permanent (temporary: false), so follow it rather than retrying",
         },
