@@ -285,6 +285,14 @@ fn document(
         .to_owned();
     let title = fm_title
         .or_else(|| scan.first_h1.clone())
+        // Chapters of books (mdBook) often open with an H2; that heading names the page
+        // better than its file name does.
+        .or_else(|| {
+            scan.headings
+                .first()
+                .map(|h| h.text.clone())
+                .filter(|t| !t.is_empty())
+        })
         .unwrap_or(file_stem);
     let summary = fm_summary
         .or(scan.first_paragraph.clone())
