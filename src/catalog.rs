@@ -49,6 +49,22 @@ impl Catalog {
         }
     }
 
+    /// A catalog compiled in this process rather than baked into the binary: for tools,
+    /// tests and benches that compile content folders at run time (the server itself only
+    /// ever uses [`Catalog::baked`]).
+    ///
+    /// The archive is validated completely, then both buffers are leaked: the handle is two
+    /// `'static` references, exactly as for the baked catalog, so every `cmd` function
+    /// serves it unchanged. Compile once per catalog and keep the handle; each call leaks
+    /// the archive and the content blob.
+    pub fn from_compiled(output: crate::compile::Output) -> Result<Catalog, String> {
+        let archive: &'static rkyv::util::AlignedVec = Box::leak(Box::new(output.archive()));
+        let content: &'static [u8] = output.content.leak();
+        let archive = rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(archive.as_slice())
+            .map_err(|error| format!("the compiled archive does not validate: {error}"))?;
+        Ok(Catalog { archive, content })
+    }
+
     /// Validate the embedded archive completely (for tests and `skillpack info`).
     pub fn verify_baked() -> Result<(), String> {
         rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(&baked::CATALOG.0)
@@ -125,6 +141,51 @@ impl Catalog {
         match self.lookup(&crate::uri::skill_record(id))? {
             ArchivedTarget::SkillRecord(i) => Some(i.to_native()),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::resources;
+    use crate::compile::{self, Config};
+
+    /// The catalog this binary would bake from the crate's own folders, compiled in-process.
+    fn builtin_compiled() -> Catalog {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let config =
+            Config::from_env(root, env!("CARGO_PKG_VERSION"), |_| None).expect("default settings");
+        let output = compile::compile(&config).expect("the built-in content compiles");
+        Catalog::from_compiled(output).expect("the archive validates")
+    }
+
+    #[test]
+    fn a_catalog_compiled_in_process_serves_what_the_baked_one_serves() {
+        if option_env!("SKILLPACK_SKILLS_DIR").is_some()
+            || option_env!("SKILLPACK_DOCS_DIR").is_some()
+        {
+            eprintln!("SKIP: this build bakes other content (SKILLPACK_*_DIR set)");
+            return;
+        }
+        let baked = Catalog::baked();
+        let compiled = builtin_compiled();
+        assert_eq!(compiled.fingerprint(), baked.fingerprint());
+        assert_eq!(compiled.documents().len(), baked.documents().len());
+        let skill = &baked.skills()[0];
+        let document_uri = baked.document(skill.document.to_native()).uri.as_str();
+        let chunk = &baked.document(skill.document.to_native()).chunks[0];
+        for uri in [
+            crate::uri::SKILLS_INDEX.to_owned(),
+            document_uri.to_owned(),
+            crate::uri::chunk(document_uri, &chunk.id),
+            skill.skill_md_uri.to_string(),
+        ] {
+            let from_baked =
+                serde_json::to_string(&resources::read(&baked, &uri).unwrap()).unwrap();
+            let from_compiled =
+                serde_json::to_string(&resources::read(&compiled, &uri).unwrap()).unwrap();
+            assert_eq!(from_compiled, from_baked, "{uri}");
         }
     }
 }

@@ -56,11 +56,14 @@ pub struct Output {
 impl Output {
     /// The catalog as the archive the server reads in place.
     pub fn catalog_bytes(&self) -> Vec<u8> {
-        rkyv::to_bytes::<rkyv::rancor::Error>(&self.catalog)
-            .map(|bytes| bytes.into_vec())
-            .unwrap_or_else(|error| {
-                unreachable!("serializing plain owned data cannot fail: {error}")
-            })
+        self.archive().into_vec()
+    }
+
+    /// The archive in a buffer aligned for reading it in place.
+    pub fn archive(&self) -> rkyv::util::AlignedVec {
+        rkyv::to_bytes::<rkyv::rancor::Error>(&self.catalog).unwrap_or_else(|error| {
+            unreachable!("serializing plain owned data cannot fail: {error}")
+        })
     }
 }
 
@@ -110,8 +113,13 @@ pub fn compile(config: &Config) -> Result<Output, Report> {
             );
         }
     }
+    let sizes = layout.sizes(&skill_files);
     for source in &sources {
-        check_limits(&config.skills, &skill_files, source, &mut report);
+        let (count, bytes) = layout
+            .dir_index
+            .get(&source.dir)
+            .map_or((0, 0), |&i| sizes[i]);
+        check_limits(&config.skills, source, count, bytes, &mut report);
     }
 
     // Documents: skill documents and references first, in skill order, then docs.
@@ -192,18 +200,14 @@ pub fn compile(config: &Config) -> Result<Output, Report> {
     Ok(output)
 }
 
+/// `count` files and `bytes` bytes are under the skill's folder, nested skills included.
 fn check_limits(
     root: &walk::Root,
-    files: &[SourceFile],
     source: &SkillSource,
+    count: usize,
+    bytes: u64,
     report: &mut Report,
 ) {
-    let (count, bytes) = files
-        .iter()
-        .filter(|f| skills::is_under(&f.rel, &source.dir))
-        .fold((0usize, 0u64), |(n, b), f| {
-            (n + 1, b + f.bytes.len() as u64)
-        });
     let shown = root.display(&format!("{}/SKILL.md", source.dir));
     if count > skills::MAX_SKILL_FILES {
         report.error(
@@ -590,47 +594,47 @@ fn bake(
 }
 
 /// Every directory at or under a skill root, with its direct children.
+///
+/// Linear in the number of files: each file contributes its ancestors up to the outermost
+/// skill folder holding it, and children are grouped by parent in one pass.
 fn directories(sources: &[SkillSource], files: &[SkillFile]) -> Vec<Directory> {
-    let mut dirs: BTreeSet<String> = BTreeSet::new();
-    for source in sources {
-        dirs.insert(source.dir.clone());
-        for f in files {
-            if !skills::is_under(&f.path, &source.dir) {
-                continue;
-            }
-            let mut parent = skills::split_dir(&f.path).0;
-            while parent.len() > source.dir.len() {
-                dirs.insert(parent.to_owned());
-                parent = skills::split_dir(parent).0;
-            }
+    let roots: HashSet<&str> = sources.iter().map(|s| s.dir.as_str()).collect();
+    let mut dirs: BTreeSet<&str> = roots.iter().copied().collect();
+    for f in files {
+        let ancestors: Vec<&str> = std::iter::successors(Some(skills::split_dir(&f.path).0), |d| {
+            (!d.is_empty()).then(|| skills::split_dir(d).0)
+        })
+        .take_while(|d| !d.is_empty())
+        .collect();
+        // Directories from the file's folder up to its outermost enclosing skill folder.
+        if let Some(outermost) = ancestors.iter().rposition(|d| roots.contains(d)) {
+            dirs.extend(&ancestors[..=outermost]);
         }
     }
-    let dirs: Vec<String> = dirs.into_iter().collect();
-    let mut by_uri: Vec<(String, &str)> = dirs
-        .iter()
-        .map(|d| (uri::skill_file(d), d.as_str()))
-        .collect();
+    let mut by_uri: Vec<(String, &str)> = dirs.iter().map(|d| (uri::skill_file(d), *d)).collect();
     by_uri.sort();
     let position: HashMap<&str, u32> = by_uri
         .iter()
         .enumerate()
         .map(|(i, (_, d))| (*d, i as u32))
         .collect();
+    let mut children: Vec<Vec<(&str, DirectoryChild)>> = vec![Vec::new(); by_uri.len()];
+    for (i, f) in files.iter().enumerate() {
+        if let Some(&parent) = position.get(skills::split_dir(&f.path).0) {
+            children[parent as usize].push((f.uri.as_str(), DirectoryChild::File(i as u32)));
+        }
+    }
+    for (sub_uri, sub) in &by_uri {
+        if let Some(&parent) = position.get(skills::split_dir(sub).0) {
+            children[parent as usize]
+                .push((sub_uri.as_str(), DirectoryChild::Directory(position[sub])));
+        }
+    }
     by_uri
         .iter()
-        .map(|(dir_uri, dir)| {
-            let mut children: Vec<(String, DirectoryChild)> = Vec::new();
-            for (i, f) in files.iter().enumerate() {
-                if skills::split_dir(&f.path).0 == *dir {
-                    children.push((f.uri.clone(), DirectoryChild::File(i as u32)));
-                }
-            }
-            for (sub_uri, sub) in &by_uri {
-                if skills::split_dir(sub).0 == *dir && *sub != *dir {
-                    children.push((sub_uri.clone(), DirectoryChild::Directory(position[sub])));
-                }
-            }
-            children.sort_by(|a, b| a.0.cmp(&b.0));
+        .zip(children)
+        .map(|((dir_uri, _), mut children)| {
+            children.sort_by(|a, b| a.0.cmp(b.0));
             Directory {
                 uri: dir_uri.clone(),
                 children: children.into_iter().map(|(_, c)| c).collect(),

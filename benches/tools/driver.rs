@@ -1,0 +1,534 @@
+//! `bench-driver`: end-to-end stdio measurements of MCP servers, side by side.
+//!
+//! For each catalog it runs skillpack (the binary built over that catalog) and the peer
+//! (`skillpack-peer`, rmcp's `SkillCatalog` loading the same skills folder) and measures:
+//!
+//! - **cold start**: from spawning the process to reading its `initialize` response
+//!   (the request is written right after spawn), over `--spawns` fresh processes;
+//! - **idle RSS**: resident memory once initialized, before any read;
+//! - **sequential reads**: `resources/read` of `skill://…` URIs, one request in flight,
+//!   round-trip latency (median, p99) and requests per second;
+//! - **pipelined reads**: `--pipelined` requests written back to back by one thread while
+//!   another reads the responses, requests per second;
+//! - **peak RSS**: the process's high-water mark after the sequential reads (the working
+//!   peak of normal use), and again after the pipelined run (which holds every queued
+//!   request and response in flight).
+//!
+//! Both servers read the same URIs — every `SKILL.md` and markdown reference under the
+//! skills folder, as SEP-2640 `skill://` URIs — and before timing anything the driver
+//! reads each one from both servers and checks that they return the same text, so the
+//! two are doing the same work.
+//!
+//! It speaks JSON-RPC over the child's pipes directly, with requests serialised up front
+//! and responses only framed by newline in the timed loops, so the client costs little
+//! next to the server. Linux only (RSS comes from `/proc/<pid>/status`).
+//!
+//! Bench tooling, built only with `--features bench`; `scripts/bench` runs it.
+
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use serde_json::{Value, json};
+
+#[derive(Parser)]
+#[command(about = "Measure skillpack and an rmcp SkillCatalog peer over stdio, side by side.")]
+struct Args {
+    /// A catalog: `NAME=SKILLS_DIR=SKILLPACK_BINARY` (repeatable).
+    #[arg(
+        long = "catalog",
+        value_name = "NAME=SKILLS_DIR=BINARY",
+        required = true
+    )]
+    catalogs: Vec<String>,
+    /// The peer binary (`skillpack-peer`).
+    #[arg(long)]
+    peer: PathBuf,
+    /// Also measure the peer on rmcp's plain `stdio()` transport, for these catalogs.
+    #[arg(long, value_name = "NAME")]
+    peer_plain_stdio: Vec<String>,
+    /// Fresh processes for the cold-start figures.
+    #[arg(long, default_value_t = 30)]
+    spawns: usize,
+    /// Sequential reads per session.
+    #[arg(long, default_value_t = 5000)]
+    reads: usize,
+    /// Pipelined reads per session.
+    #[arg(long, default_value_t = 50000)]
+    pipelined: usize,
+    /// Write the results as JSON lines to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+struct Catalog {
+    name: String,
+    skills: PathBuf,
+    binary: PathBuf,
+}
+
+#[derive(Clone)]
+struct Server {
+    label: &'static str,
+    program: PathBuf,
+    args: Vec<String>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct Figures {
+    cold_median_ms: f64,
+    cold_p90_ms: f64,
+    idle_rss_kib: u64,
+    read_median_us: f64,
+    read_p99_us: f64,
+    sequential_rps: f64,
+    pipelined_rps: f64,
+    /// High-water mark after the sequential reads: the working peak of normal use.
+    peak_rss_kib: u64,
+    /// High-water mark after the pipelined run, which holds every queued response.
+    pipelined_peak_rss_kib: u64,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("bench-driver: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    let catalogs = args
+        .catalogs
+        .iter()
+        .map(|spec| {
+            let mut parts = spec.splitn(3, '=');
+            match (parts.next(), parts.next(), parts.next()) {
+                (Some(name), Some(skills), Some(binary)) => Ok(Catalog {
+                    name: name.to_owned(),
+                    skills: PathBuf::from(skills),
+                    binary: PathBuf::from(binary),
+                }),
+                _ => Err(format!(
+                    "--catalog {spec:?}: expected NAME=SKILLS_DIR=SKILLPACK_BINARY"
+                )),
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut json_out = match &args.json {
+        Some(path) => Some(
+            std::fs::File::create(path)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        ),
+        None => None,
+    };
+
+    println!(
+        "{:<18} {:<16} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>11} {:>9} {:>9}",
+        "catalog",
+        "server",
+        "cold p50",
+        "cold p90",
+        "idle RSS",
+        "read p50",
+        "read p99",
+        "seq req/s",
+        "pipe req/s",
+        "peak RSS",
+        "pipe peak"
+    );
+    let mut rows: Vec<(String, &'static str, Figures)> = Vec::new();
+    for catalog in &catalogs {
+        let uris = skill_uris(&catalog.skills)?;
+        if uris.is_empty() {
+            return Err(format!(
+                "{}: no SKILL.md under {}",
+                catalog.name,
+                catalog.skills.display()
+            ));
+        }
+        let skills_dir = catalog.skills.display().to_string();
+        let mut servers = vec![
+            Server {
+                label: "skillpack",
+                program: catalog.binary.clone(),
+                args: vec![],
+            },
+            Server {
+                label: "peer",
+                program: args.peer.clone(),
+                args: vec!["--skills".into(), skills_dir.clone()],
+            },
+        ];
+        if args.peer_plain_stdio.contains(&catalog.name) {
+            servers.push(Server {
+                label: "peer (stdio())",
+                program: args.peer.clone(),
+                args: vec![
+                    "--skills".into(),
+                    skills_dir.clone(),
+                    "--transport".into(),
+                    "stdio".into(),
+                ],
+            });
+        }
+        verify_same_answers(&servers[0], &servers[1], &uris)
+            .map_err(|e| format!("{}: {e}", catalog.name))?;
+        for server in &servers {
+            let figures = measure(server, &uris, args)
+                .map_err(|e| format!("{} / {}: {e}", catalog.name, server.label))?;
+            println!(
+                "{:<18} {:<16} {:>7.2}ms {:>7.2}ms {:>6.1}MiB {:>7.1}µs {:>7.1}µs {:>10.0} {:>11.0} {:>6.1}MiB {:>6.1}MiB",
+                catalog.name,
+                server.label,
+                figures.cold_median_ms,
+                figures.cold_p90_ms,
+                figures.idle_rss_kib as f64 / 1024.0,
+                figures.read_median_us,
+                figures.read_p99_us,
+                figures.sequential_rps,
+                figures.pipelined_rps,
+                figures.peak_rss_kib as f64 / 1024.0,
+                figures.pipelined_peak_rss_kib as f64 / 1024.0,
+            );
+            if let Some(out) = json_out.as_mut() {
+                let line = json!({
+                    "catalog": catalog.name,
+                    "server": server.label,
+                    "uris": uris.len(),
+                    "cold_median_ms": figures.cold_median_ms,
+                    "cold_p90_ms": figures.cold_p90_ms,
+                    "idle_rss_kib": figures.idle_rss_kib,
+                    "read_median_us": figures.read_median_us,
+                    "read_p99_us": figures.read_p99_us,
+                    "sequential_rps": figures.sequential_rps,
+                    "pipelined_rps": figures.pipelined_rps,
+                    "peak_rss_kib": figures.peak_rss_kib,
+                    "pipelined_peak_rss_kib": figures.pipelined_peak_rss_kib,
+                });
+                writeln!(out, "{line}").map_err(|e| e.to_string())?;
+            }
+            rows.push((catalog.name.clone(), server.label, figures));
+        }
+    }
+
+    println!("\nskillpack vs peer (× = how many times better skillpack is; >1 favours skillpack)");
+    println!(
+        "{:<18} {:>11} {:>11} {:>11} {:>12} {:>12} {:>11}",
+        "catalog", "cold p50", "idle RSS", "read p50", "seq req/s", "pipe req/s", "peak RSS"
+    );
+    for catalog in &catalogs {
+        let find = |label: &str| {
+            rows.iter()
+                .find(|(c, l, _)| *c == catalog.name && *l == label)
+                .map(|(_, _, f)| f)
+        };
+        if let (Some(ours), Some(peer)) = (find("skillpack"), find("peer")) {
+            println!(
+                "{:<18} {:>10.1}× {:>10.1}× {:>10.2}× {:>11.2}× {:>11.2}× {:>10.1}×",
+                catalog.name,
+                peer.cold_median_ms / ours.cold_median_ms,
+                peer.idle_rss_kib as f64 / ours.idle_rss_kib as f64,
+                peer.read_median_us / ours.read_median_us,
+                ours.sequential_rps / peer.sequential_rps,
+                ours.pipelined_rps / peer.pipelined_rps,
+                peer.peak_rss_kib as f64 / ours.peak_rss_kib as f64,
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `skill://` URIs of every `SKILL.md` and markdown reference under `dir`, spelled as both
+/// servers spell them (paths of unreserved characters only, so no percent-encoding).
+fn skill_uris(dir: &Path) -> Result<Vec<String>, String> {
+    let mut uris = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|e| e.to_string())?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(dir) else {
+            continue;
+        };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        let plain = rel
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'/'));
+        let hidden = rel.split('/').any(|part| part.starts_with('.'));
+        if plain && !hidden && rel.ends_with(".md") {
+            uris.push(format!("skill://{rel}"));
+        }
+    }
+    Ok(uris)
+}
+
+fn initialize_request() -> String {
+    json!({
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "bench-driver", "version": "1"}
+        }
+    })
+    .to_string()
+        + "\n"
+}
+
+fn read_request(id: usize, uri: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "resources/read", "params": {"uri": uri}})
+        .to_string()
+        + "\n"
+}
+
+struct Session {
+    child: Child,
+    stdin: BufWriter<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    line: Vec<u8>,
+}
+
+impl Session {
+    fn spawn(server: &Server) -> Result<Session, String> {
+        let mut child = Command::new(&server.program)
+            .args(&server.args)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", server.program.display()))?;
+        let stdin = BufWriter::new(child.stdin.take().expect("piped stdin"));
+        let stdout = BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped stdout"));
+        Ok(Session {
+            child,
+            stdin,
+            stdout,
+            line: Vec::with_capacity(1 << 16),
+        })
+    }
+
+    fn send(&mut self, message: &str) -> Result<(), String> {
+        self.stdin
+            .write_all(message.as_bytes())
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| format!("write: {e}"))
+    }
+
+    /// The next line from the server; an error at end of output.
+    fn receive(&mut self) -> Result<&[u8], String> {
+        self.line.clear();
+        let n = self
+            .stdout
+            .read_until(b'\n', &mut self.line)
+            .map_err(|e| format!("read: {e}"))?;
+        if n == 0 {
+            return Err("the server closed its output".into());
+        }
+        Ok(&self.line)
+    }
+
+    fn initialize(&mut self) -> Result<(), String> {
+        self.send(&initialize_request())?;
+        let line = self.receive()?;
+        if !is_result(line) {
+            return Err(format!(
+                "initialize failed: {}",
+                String::from_utf8_lossy(line)
+            ));
+        }
+        self.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+    }
+
+    fn status(&self, field: &str) -> u64 {
+        proc_status(self.child.id(), field)
+    }
+
+    fn finish(mut self) {
+        drop(self.stdin);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) => return,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(1))
+                }
+                _ => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// A success response, judged from its first bytes: both servers write `"result"` before the
+/// payload (and an error response has no `"result"` key at all).
+fn is_result(line: &[u8]) -> bool {
+    let head = &line[..line.len().min(96)];
+    head.windows(9).any(|w| w == b"\"result\":")
+}
+
+fn proc_status(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The text (or blob) of every URI, hashed, as one server answers them.
+fn answers(server: &Server, uris: &[String]) -> Result<HashMap<String, u64>, String> {
+    let mut session = Session::spawn(server)?;
+    session.initialize()?;
+    let mut out = HashMap::new();
+    for (i, uri) in uris.iter().enumerate() {
+        session.send(&read_request(i + 1, uri))?;
+        let line = session.receive()?;
+        let value: Value =
+            serde_json::from_slice(line).map_err(|e| format!("{uri}: unparsable response: {e}"))?;
+        let contents = &value["result"]["contents"][0];
+        let body = contents["text"]
+            .as_str()
+            .or_else(|| contents["blob"].as_str())
+            .ok_or_else(|| format!("{} answered {uri} with {value}", server.label))?;
+        let mut hasher = DefaultHasher::new();
+        body.hash(&mut hasher);
+        out.insert(uri.clone(), hasher.finish());
+    }
+    session.finish();
+    Ok(out)
+}
+
+fn verify_same_answers(ours: &Server, peer: &Server, uris: &[String]) -> Result<(), String> {
+    let a = answers(ours, uris)?;
+    let b = answers(peer, uris)?;
+    let differing: Vec<&String> = uris.iter().filter(|u| a.get(*u) != b.get(*u)).collect();
+    if !differing.is_empty() {
+        return Err(format!(
+            "skillpack and the peer answer {} of {} URIs differently, e.g. {}",
+            differing.len(),
+            uris.len(),
+            differing[0]
+        ));
+    }
+    Ok(())
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
+
+fn measure(server: &Server, uris: &[String], args: &Args) -> Result<Figures, String> {
+    let mut figures = Figures::default();
+
+    // Cold start: spawn → initialize response, fresh process each time.
+    let init = initialize_request();
+    let mut cold = Vec::with_capacity(args.spawns);
+    for _ in 0..args.spawns {
+        let started = Instant::now();
+        let mut session = Session::spawn(server)?;
+        session.send(&init)?;
+        let ok = is_result(session.receive()?);
+        cold.push(started.elapsed().as_secs_f64() * 1e3);
+        session.finish();
+        if !ok {
+            return Err("initialize failed".into());
+        }
+    }
+    cold.sort_by(f64::total_cmp);
+    figures.cold_median_ms = percentile(&cold, 50.0);
+    figures.cold_p90_ms = percentile(&cold, 90.0);
+
+    let mut session = Session::spawn(server)?;
+    session.initialize()?;
+    std::thread::sleep(Duration::from_millis(50));
+    figures.idle_rss_kib = session.status("VmRSS:");
+
+    // Sequential: one request in flight.
+    let requests: Vec<String> = (0..args.reads.max(1))
+        .map(|i| read_request(i + 1, &uris[(i * 7919) % uris.len()]))
+        .collect();
+    let mut latencies = Vec::with_capacity(requests.len());
+    let started = Instant::now();
+    for request in &requests {
+        let sent = Instant::now();
+        session.send(request)?;
+        let line = session.receive()?;
+        latencies.push(sent.elapsed().as_secs_f64() * 1e6);
+        if !is_result(line) {
+            return Err(format!("read failed: {}", String::from_utf8_lossy(line)));
+        }
+    }
+    figures.sequential_rps = requests.len() as f64 / started.elapsed().as_secs_f64();
+    latencies.sort_by(f64::total_cmp);
+    figures.read_median_us = percentile(&latencies, 50.0);
+    figures.read_p99_us = percentile(&latencies, 99.0);
+    figures.peak_rss_kib = session.status("VmHWM:");
+
+    // Pipelined: a writer thread keeps the pipe full while this thread reads.
+    let count = args.pipelined.max(1);
+    let batch: Vec<u8> = (0..count)
+        .flat_map(|i| read_request(i + 1, &uris[(i * 7919) % uris.len()]).into_bytes())
+        .collect();
+    let Session {
+        child,
+        stdin,
+        mut stdout,
+        mut line,
+    } = session;
+    let started = Instant::now();
+    let writer = std::thread::spawn(move || {
+        let mut stdin = stdin;
+        let written = stdin.write_all(&batch).and_then(|()| stdin.flush());
+        (stdin, written)
+    });
+    let mut failures = 0usize;
+    for _ in 0..count {
+        line.clear();
+        let n = stdout
+            .read_until(b'\n', &mut line)
+            .map_err(|e| format!("read: {e}"))?;
+        if n == 0 {
+            return Err("the server closed its output during the pipelined run".into());
+        }
+        if !is_result(&line) {
+            failures += 1;
+        }
+    }
+    figures.pipelined_rps = count as f64 / started.elapsed().as_secs_f64();
+    let (stdin, written) = writer.join().map_err(|_| "the writer thread panicked")?;
+    written.map_err(|e| format!("write: {e}"))?;
+    if failures > 0 {
+        return Err(format!("{failures} pipelined reads failed"));
+    }
+    let session = Session {
+        child,
+        stdin,
+        stdout,
+        line,
+    };
+    figures.pipelined_peak_rss_kib = session.status("VmHWM:");
+    session.finish();
+    Ok(figures)
+}
