@@ -92,7 +92,7 @@ impl Catalog {
     }
 
     pub fn lookup(&self, uri: &str) -> Option<&'static ArchivedTarget> {
-        self.archive.uri_index.get(uri)
+        self.archive.lookup(uri)
     }
 
     pub fn bytes(&self, span: &ArchivedSpan) -> &'static [u8] {
@@ -160,6 +160,7 @@ mod tests {
     use super::*;
     use crate::cmd::resources;
     use crate::compile::{self, Config};
+    use crate::model::Target;
 
     /// The catalog this binary would bake from the crate's own folders, compiled in-process.
     fn builtin_compiled() -> Catalog {
@@ -168,6 +169,85 @@ mod tests {
             Config::from_env(root, env!("CARGO_PKG_VERSION"), |_| None).expect("default settings");
         let output = compile::compile(&config).expect("the built-in content compiles");
         Catalog::from_compiled(output).expect("the archive validates")
+    }
+
+    /// Every URI the catalog names, with the target it must resolve to.
+    fn named_uris(catalog: &Catalog) -> Vec<(String, Target)> {
+        let mut uris = vec![
+            (crate::uri::CAPABILITIES.to_owned(), Target::Capabilities),
+            (crate::uri::SKILLS_INDEX.to_owned(), Target::SkillsIndex),
+            (crate::uri::DOCS_INDEX.to_owned(), Target::DocsIndex),
+        ];
+        for (i, skill) in catalog.skills().iter().enumerate() {
+            uris.push((
+                crate::uri::skill_record(&skill.id),
+                Target::SkillRecord(i as u32),
+            ));
+        }
+        for (d, document) in catalog.documents().iter().enumerate() {
+            uris.push((document.uri.to_string(), Target::Document(d as u32)));
+            for (c, chunk) in document.chunks.iter().enumerate() {
+                uris.push((
+                    crate::uri::chunk(&document.uri, &chunk.id),
+                    Target::Chunk {
+                        document: d as u32,
+                        chunk: c as u32,
+                    },
+                ));
+            }
+        }
+        for (i, file) in catalog.files().iter().enumerate() {
+            uris.push((file.uri.to_string(), Target::SkillFile(i as u32)));
+        }
+        for (i, directory) in catalog.archive().directories.iter().enumerate() {
+            uris.push((directory.uri.to_string(), Target::Directory(i as u32)));
+        }
+        uris
+    }
+
+    fn assert_index_is_exact(catalog: &Catalog) {
+        let uris = named_uris(catalog);
+        assert_eq!(catalog.archive().uri_index.len(), uris.len());
+        for (uri, target) in &uris {
+            let found = catalog.lookup(uri).map(crate::cmd::lookup::native);
+            assert_eq!(found, Some(*target), "{uri}");
+            // Near misses land on some slot too; the index must refuse them.
+            for near in [
+                format!("{uri}x"),
+                uri[..uri.len() - 1].to_owned(),
+                uri.to_uppercase(),
+            ] {
+                if !uris.iter().any(|(u, _)| *u == near) {
+                    assert_eq!(catalog.lookup(&near), None, "{near}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_uri_index_finds_every_uri_exactly_and_nothing_else() {
+        assert_index_is_exact(&Catalog::baked());
+        // Percent-encoded paths, ids and anchors, nested skills and directories.
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "skills/team/deploy-app/SKILL.md",
+            "---\nname: deploy-app\ndescription: Deploy.\n---\n# Deploy\n\n## Ünïcode [step] 1\n\ntext\n",
+        );
+        write("skills/team/deploy-app/scripts/run me.sh", "echo hi\n");
+        write(
+            "skills/team/deploy-app/nested-one/SKILL.md",
+            "---\nname: nested-one\ndescription: Nested.\n---\n# N\n",
+        );
+        write("docs/guide/a b/ça.md", "# Ça\n\n## Ä section?\n\nbody\n");
+        let config = Config::for_dirs(dir.path().join("skills"), dir.path().join("docs"));
+        let catalog =
+            Catalog::from_compiled(compile::compile(&config).expect("compiles")).expect("valid");
+        assert_index_is_exact(&catalog);
     }
 
     #[test]

@@ -180,7 +180,7 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
         "chunk_bytes": archive.chunk_bytes.to_native(),
         "content_bytes": t.content_bytes.to_native(),
         "blob_bytes": t.blob_bytes.to_native(),
-        "uris": archive.uri_index.entries.len(),
+        "uris": archive.uri_index.len(),
     });
     if as_json {
         println!("{summary:#}");
@@ -202,7 +202,7 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
             "content:      {} bytes ({} bytes stored after de-duplication)",
             t.content_bytes, t.blob_bytes
         );
-        println!("uris:         {}", archive.uri_index.entries.len());
+        println!("uris:         {}", archive.uri_index.len());
     }
     ExitCode::SUCCESS
 }

@@ -103,7 +103,8 @@ fn attach_anchor(
     }
 }
 
-fn native(target: &ArchivedTarget) -> Target {
+/// The plain-data form of an archived target.
+pub fn native(target: &ArchivedTarget) -> Target {
     match target {
         ArchivedTarget::Capabilities => Target::Capabilities,
         ArchivedTarget::SkillsIndex => Target::SkillsIndex,

@@ -192,10 +192,58 @@ fn meta(key: &str, value: Value) -> MetaObject {
 }
 
 fn document_contents(catalog: &Catalog, document: &ArchivedDocument) -> ResourceContents {
-    let value: Value = serde_json::from_str(&document.meta_json).unwrap_or(Value::Null);
     ResourceContents::text(catalog.text(document), document.uri.as_str())
         .with_mime_type(MARKDOWN)
-        .with_meta(meta(META_DOCUMENT, value))
+        .with_meta(meta(META_DOCUMENT, document_meta(document)))
+}
+
+/// `_meta["io.skillpack/document"]` of a document: version, outline, chunk catalog, links.
+///
+/// Built from the archived outline, chunks and links on each read rather than stored as
+/// pre-rendered JSON: rmcp's `_meta` is a `serde_json` map, so stored JSON would have to
+/// be parsed back into values on every read anyway — slower than building them, and it
+/// would double the archive (the structured data is needed for chunks and sections).
+pub fn document_meta(document: &ArchivedDocument) -> Value {
+    let outline: Vec<Value> = document
+        .outline
+        .iter()
+        .map(|h| {
+            json!({
+                "level": h.level,
+                "text": h.text.as_str(),
+                "anchor": h.anchor.as_str(),
+                "uri": uri::anchor(&document.uri, &h.anchor),
+                "start": h.start.to_native(),
+                "end": h.end.to_native(),
+            })
+        })
+        .collect();
+    let chunks: Vec<Value> = document
+        .chunks
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.id.as_str(),
+                "uri": uri::chunk(&document.uri, &c.id),
+                "heading": c.heading.as_str(),
+                "size": c.end.to_native() - c.start.to_native(),
+            })
+        })
+        .collect();
+    let links: Vec<Value> = document
+        .links
+        .iter()
+        .map(|l| json!({"text": l.text.as_str(), "href": l.href.as_str(), "uri": l.uri.as_str()}))
+        .collect();
+    json!({
+        "uri": document.uri.as_str(),
+        "title": document.title.as_str(),
+        "version": document.version.as_str(),
+        "size": document.content.len.to_native(),
+        "outline": outline,
+        "chunks": chunks,
+        "links": links,
+    })
 }
 
 fn chunk_contents(

@@ -34,7 +34,7 @@ pub use diag::{Diagnostic, Report, Severity};
 
 use crate::model::{
     CONTRACT_VERSION, Catalog, Directory, DirectoryChild, DocKind, Document, Reference, Skill,
-    SkillFile, Span, Target, Totals, UriEntry, UriIndex,
+    SkillFile, Span, Target, Totals, UriIndex,
 };
 use crate::uri;
 use links::{Resolution, RootKind, Targets};
@@ -500,7 +500,6 @@ fn bake(
             outline: work.outline,
             chunks: work.chunks,
             links: work.links,
-            meta_json: String::new(),
         });
     }
 
@@ -566,9 +565,6 @@ fn bake(
         docs_index_json: String::new(),
         totals,
     };
-    for i in 0..catalog.documents.len() {
-        catalog.documents[i].meta_json = render::document_meta(&catalog.documents[i]);
-    }
     for i in 0..catalog.skills.len() {
         catalog.skills[i].record_json = render::skill_record(&catalog, &catalog.skills[i]);
     }
@@ -649,65 +645,44 @@ fn fingerprint(config: &Config, hashes: &BTreeMap<String, blake3::Hash>) -> Stri
     format!("blake3:{}", hasher.finalize().to_hex())
 }
 
+/// Every exact URI the catalog answers, with its target, in a perfect-hash index.
 fn uri_index(catalog: &Catalog) -> UriIndex {
-    let mut entries: Vec<UriEntry> = vec![
-        UriEntry {
-            uri: uri::CAPABILITIES.to_owned(),
-            target: Target::Capabilities,
-        },
-        UriEntry {
-            uri: uri::SKILLS_INDEX.to_owned(),
-            target: Target::SkillsIndex,
-        },
-        UriEntry {
-            uri: uri::DOCS_INDEX.to_owned(),
-            target: Target::DocsIndex,
-        },
+    let mut entries: Vec<(String, Target)> = vec![
+        (uri::CAPABILITIES.to_owned(), Target::Capabilities),
+        (uri::SKILLS_INDEX.to_owned(), Target::SkillsIndex),
+        (uri::DOCS_INDEX.to_owned(), Target::DocsIndex),
     ];
     for (i, s) in catalog.skills.iter().enumerate() {
-        entries.push(UriEntry {
-            uri: uri::skill_record(&s.id),
-            target: Target::SkillRecord(i as u32),
-        });
+        entries.push((uri::skill_record(&s.id), Target::SkillRecord(i as u32)));
     }
     for (d, doc) in catalog.documents.iter().enumerate() {
-        entries.push(UriEntry {
-            uri: doc.uri.clone(),
-            target: Target::Document(d as u32),
-        });
+        entries.push((doc.uri.clone(), Target::Document(d as u32)));
         for (c, chunk) in doc.chunks.iter().enumerate() {
-            entries.push(UriEntry {
-                uri: uri::chunk(&doc.uri, &chunk.id),
-                target: Target::Chunk {
+            entries.push((
+                uri::chunk(&doc.uri, &chunk.id),
+                Target::Chunk {
                     document: d as u32,
                     chunk: c as u32,
                 },
-            });
+            ));
         }
     }
     for (i, f) in catalog.files.iter().enumerate() {
-        entries.push(UriEntry {
-            uri: f.uri.clone(),
-            target: Target::SkillFile(i as u32),
-        });
+        entries.push((f.uri.clone(), Target::SkillFile(i as u32)));
     }
     for (i, dir) in catalog.directories.iter().enumerate() {
-        entries.push(UriEntry {
-            uri: dir.uri.clone(),
-            target: Target::Directory(i as u32),
-        });
+        entries.push((dir.uri.clone(), Target::Directory(i as u32)));
     }
     // Unique by construction (distinct files, distinct ids per document); a duplicate would
     // make the generator search forever, so keep the first of any duplicate defensively.
     let mut seen = HashSet::new();
-    entries.retain(|e| seen.insert(e.uri.clone()));
+    entries.retain(|(uri, _)| seen.insert(uri.clone()));
 
-    let keys: Vec<&str> = entries.iter().map(|e| e.uri.as_str()).collect();
+    let keys: Vec<&str> = entries.iter().map(|(uri, _)| uri.as_str()).collect();
     let state = phf_generator::generate_hash(&keys);
     UriIndex {
         key: state.key,
         disps: state.disps.iter().flat_map(|&(a, b)| [a, b]).collect(),
-        slots: state.map.iter().map(|&i| i as u32).collect(),
-        entries,
+        targets: state.map.iter().map(|&i| entries[i].1).collect(),
     }
 }
