@@ -23,6 +23,8 @@ pub const SERVER_VERSION: &str = baked::SERVER_VERSION;
 pub struct Catalog {
     archive: &'static ArchivedCatalog,
     content: &'static [u8],
+    /// Size of the archive in bytes (the content blob is `content.len()`).
+    archive_bytes: usize,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -46,6 +48,7 @@ impl Catalog {
         Catalog {
             archive,
             content: baked::CONTENT,
+            archive_bytes: baked::CATALOG.0.len(),
         }
     }
 
@@ -60,9 +63,14 @@ impl Catalog {
     pub fn from_compiled(output: crate::compile::Output) -> Result<Catalog, String> {
         let archive: &'static rkyv::util::AlignedVec = Box::leak(Box::new(output.archive()));
         let content: &'static [u8] = output.content.leak();
+        let archive_bytes = archive.len();
         let archive = rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(archive.as_slice())
             .map_err(|error| format!("the compiled archive does not validate: {error}"))?;
-        Ok(Catalog { archive, content })
+        Ok(Catalog {
+            archive,
+            content,
+            archive_bytes,
+        })
     }
 
     /// Validate the embedded archive completely (for tests and `skillpack info`).
@@ -74,6 +82,12 @@ impl Catalog {
 
     pub fn archive(&self) -> &'static ArchivedCatalog {
         self.archive
+    }
+
+    /// Bytes of the embedded archive (metadata, indexes, pre-rendered JSON) and of the
+    /// content blob: what the catalog adds to the binary.
+    pub fn embedded_bytes(&self) -> (usize, usize) {
+        (self.archive_bytes, self.content.len())
     }
 
     pub fn name(&self) -> &'static str {

@@ -180,6 +180,7 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
         "chunk_bytes": archive.chunk_bytes.to_native(),
         "content_bytes": t.content_bytes.to_native(),
         "blob_bytes": t.blob_bytes.to_native(),
+        "archive_bytes": catalog.embedded_bytes().0,
         "uris": archive.uri_index.len(),
     });
     if as_json {
@@ -201,6 +202,10 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
         println!(
             "content:      {} bytes ({} bytes stored after de-duplication)",
             t.content_bytes, t.blob_bytes
+        );
+        println!(
+            "index:        {} bytes (metadata, URI index, pre-rendered JSON)",
+            catalog.embedded_bytes().0
         );
         println!("uris:         {}", archive.uri_index.len());
     }

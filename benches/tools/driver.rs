@@ -19,6 +19,10 @@
 //! reads each one from both servers and checks that they return the same text, so the
 //! two are doing the same work.
 //!
+//! Each measurement runs in rounds that take the servers in turn (a spawn of each, a batch
+//! of reads on each…), so that the load of a shared machine, which drifts, weighs on every
+//! server alike and the ratios stay meaningful.
+//!
 //! It speaks JSON-RPC over the child's pipes directly, with requests serialised up front
 //! and responses only framed by newline in the timed loops, so the client costs little
 //! next to the server. Linux only (RSS comes from `/proc/<pid>/status`).
@@ -181,9 +185,9 @@ fn run(args: &Args) -> Result<(), String> {
         }
         verify_same_answers(&servers[0], &servers[1], &uris)
             .map_err(|e| format!("{}: {e}", catalog.name))?;
-        for server in &servers {
-            let figures = measure(server, &uris, args)
-                .map_err(|e| format!("{} / {}: {e}", catalog.name, server.label))?;
+        let measured =
+            measure(&servers, &uris, args).map_err(|e| format!("{}: {e}", catalog.name))?;
+        for (server, figures) in servers.iter().zip(measured) {
             println!(
                 "{:<18} {:<16} {:>7.2}ms {:>7.2}ms {:>6.1}MiB {:>7.1}µs {:>7.1}µs {:>10.0} {:>11.0} {:>6.1}MiB {:>6.1}MiB",
                 catalog.name,
@@ -439,96 +443,133 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.min(sorted.len() - 1)]
 }
 
-fn measure(server: &Server, uris: &[String], args: &Args) -> Result<Figures, String> {
-    let mut figures = Figures::default();
+/// Rounds of each measurement, taking the servers in turn, so that a change in the
+/// machine's load during the run affects every server alike (the machine is shared).
+const ROUNDS: usize = 10;
 
-    // Cold start: spawn → initialize response, fresh process each time.
+fn measure(servers: &[Server], uris: &[String], args: &Args) -> Result<Vec<Figures>, String> {
+    let mut figures = vec![Figures::default(); servers.len()];
+
+    // Cold start: spawn → initialize response, a fresh process each time, servers in turn.
     let init = initialize_request();
-    let mut cold = Vec::with_capacity(args.spawns);
+    let mut cold = vec![Vec::with_capacity(args.spawns); servers.len()];
     for _ in 0..args.spawns {
-        let started = Instant::now();
-        let mut session = Session::spawn(server)?;
-        session.send(&init)?;
-        let ok = is_result(session.receive()?);
-        cold.push(started.elapsed().as_secs_f64() * 1e3);
-        session.finish();
-        if !ok {
-            return Err("initialize failed".into());
+        for (server, times) in servers.iter().zip(&mut cold) {
+            let started = Instant::now();
+            let mut session = Session::spawn(server)?;
+            session.send(&init)?;
+            let ok = is_result(session.receive()?);
+            times.push(started.elapsed().as_secs_f64() * 1e3);
+            session.finish();
+            if !ok {
+                return Err(format!("{}: initialize failed", server.label));
+            }
         }
     }
-    cold.sort_by(f64::total_cmp);
-    figures.cold_median_ms = percentile(&cold, 50.0);
-    figures.cold_p90_ms = percentile(&cold, 90.0);
+    for (times, figures) in cold.iter_mut().zip(&mut figures) {
+        times.sort_by(f64::total_cmp);
+        figures.cold_median_ms = percentile(times, 50.0);
+        figures.cold_p90_ms = percentile(times, 90.0);
+    }
 
-    let mut session = Session::spawn(server)?;
-    session.initialize()?;
-    std::thread::sleep(Duration::from_millis(50));
-    figures.idle_rss_kib = session.status("VmRSS:");
+    // One long-lived session per server, all initialized and idle before any read.
+    let mut sessions = Vec::with_capacity(servers.len());
+    for server in servers {
+        let mut session = Session::spawn(server)?;
+        session.initialize()?;
+        sessions.push(session);
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    for (session, figures) in sessions.iter().zip(&mut figures) {
+        figures.idle_rss_kib = session.status("VmRSS:");
+    }
 
-    // Sequential: one request in flight.
-    let requests: Vec<String> = (0..args.reads.max(1))
+    // Sequential: one request in flight, in rounds.
+    let requests: Vec<String> = (0..args.reads.max(ROUNDS))
         .map(|i| read_request(i + 1, &uris[(i * 7919) % uris.len()]))
         .collect();
-    let mut latencies = Vec::with_capacity(requests.len());
-    let started = Instant::now();
-    for request in &requests {
-        let sent = Instant::now();
-        session.send(request)?;
-        let line = session.receive()?;
-        latencies.push(sent.elapsed().as_secs_f64() * 1e6);
-        if !is_result(line) {
-            return Err(format!("read failed: {}", String::from_utf8_lossy(line)));
+    let per_round = requests.len().div_ceil(ROUNDS);
+    let mut latencies = vec![Vec::with_capacity(requests.len()); servers.len()];
+    let mut busy = vec![Duration::ZERO; servers.len()];
+    for round in requests.chunks(per_round) {
+        for (i, session) in sessions.iter_mut().enumerate() {
+            let started = Instant::now();
+            for request in round {
+                let sent = Instant::now();
+                session.send(request)?;
+                let line = session.receive()?;
+                latencies[i].push(sent.elapsed().as_secs_f64() * 1e6);
+                if !is_result(line) {
+                    return Err(format!(
+                        "{}: read failed: {}",
+                        servers[i].label,
+                        String::from_utf8_lossy(line)
+                    ));
+                }
+            }
+            busy[i] += started.elapsed();
         }
     }
-    figures.sequential_rps = requests.len() as f64 / started.elapsed().as_secs_f64();
-    latencies.sort_by(f64::total_cmp);
-    figures.read_median_us = percentile(&latencies, 50.0);
-    figures.read_p99_us = percentile(&latencies, 99.0);
-    figures.peak_rss_kib = session.status("VmHWM:");
+    for (i, figures) in figures.iter_mut().enumerate() {
+        latencies[i].sort_by(f64::total_cmp);
+        figures.read_median_us = percentile(&latencies[i], 50.0);
+        figures.read_p99_us = percentile(&latencies[i], 99.0);
+        figures.sequential_rps = latencies[i].len() as f64 / busy[i].as_secs_f64();
+        figures.peak_rss_kib = sessions[i].status("VmHWM:");
+    }
 
-    // Pipelined: a writer thread keeps the pipe full while this thread reads.
-    let count = args.pipelined.max(1);
+    // Pipelined: a writer thread keeps the pipe full while this thread reads, in rounds.
+    let count = args.pipelined.max(ROUNDS) / ROUNDS;
     let batch: Vec<u8> = (0..count)
         .flat_map(|i| read_request(i + 1, &uris[(i * 7919) % uris.len()]).into_bytes())
         .collect();
-    let Session {
-        child,
-        stdin,
-        mut stdout,
-        mut line,
-    } = session;
-    let started = Instant::now();
-    let writer = std::thread::spawn(move || {
-        let mut stdin = stdin;
-        let written = stdin.write_all(&batch).and_then(|()| stdin.flush());
-        (stdin, written)
-    });
-    let mut failures = 0usize;
-    for _ in 0..count {
-        line.clear();
-        let n = stdout
-            .read_until(b'\n', &mut line)
-            .map_err(|e| format!("read: {e}"))?;
-        if n == 0 {
-            return Err("the server closed its output during the pipelined run".into());
-        }
-        if !is_result(&line) {
-            failures += 1;
+    let mut busy = vec![Duration::ZERO; servers.len()];
+    for _ in 0..ROUNDS {
+        for (i, session) in sessions.iter_mut().enumerate() {
+            busy[i] += pipelined(session, &batch, count)
+                .map_err(|e| format!("{}: {e}", servers[i].label))?;
         }
     }
-    figures.pipelined_rps = count as f64 / started.elapsed().as_secs_f64();
-    let (stdin, written) = writer.join().map_err(|_| "the writer thread panicked")?;
-    written.map_err(|e| format!("write: {e}"))?;
-    if failures > 0 {
-        return Err(format!("{failures} pipelined reads failed"));
+    for (i, figures) in figures.iter_mut().enumerate() {
+        figures.pipelined_rps = (count * ROUNDS) as f64 / busy[i].as_secs_f64();
+        figures.pipelined_peak_rss_kib = sessions[i].status("VmHWM:");
     }
-    let session = Session {
-        child,
-        stdin,
-        stdout,
-        line,
-    };
-    figures.pipelined_peak_rss_kib = session.status("VmHWM:");
-    session.finish();
+    for session in sessions {
+        session.finish();
+    }
     Ok(figures)
+}
+
+/// Write `batch` (`count` requests) from another thread while reading `count` responses;
+/// the time from the first write to the last response.
+fn pipelined(session: &mut Session, batch: &[u8], count: usize) -> Result<Duration, String> {
+    let stdin = session.stdin.get_mut();
+    // The writer borrows the pipe for the duration of the scope only.
+    std::thread::scope(|scope| {
+        let started = Instant::now();
+        let writer = scope.spawn(|| stdin.write_all(batch).and_then(|()| stdin.flush()));
+        let mut failures = 0usize;
+        for _ in 0..count {
+            session.line.clear();
+            let n = session
+                .stdout
+                .read_until(b'\n', &mut session.line)
+                .map_err(|e| format!("read: {e}"))?;
+            if n == 0 {
+                return Err("the server closed its output during the pipelined run".to_owned());
+            }
+            if !is_result(&session.line) {
+                failures += 1;
+            }
+        }
+        let took = started.elapsed();
+        writer
+            .join()
+            .map_err(|_| "the writer thread panicked".to_owned())?
+            .map_err(|e| format!("write: {e}"))?;
+        if failures > 0 {
+            return Err(format!("{failures} pipelined reads failed"));
+        }
+        Ok(took)
+    })
 }

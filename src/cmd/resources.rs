@@ -149,10 +149,11 @@ pub fn read(catalog: &Catalog, raw: &str) -> Result<ReadResourceResult, CatalogE
         } => {
             let file = &catalog.files()[i as usize];
             let bytes = catalog.bytes(&file.content);
-            let contents = if file.is_text {
-                ResourceContents::text(String::from_utf8_lossy(bytes), file.uri.as_str())
-            } else {
-                ResourceContents::blob(BASE64.encode(bytes), file.uri.as_str())
+            // `is_text` files were checked to be UTF-8 when compiled; `from_utf8` confirms it
+            // several times faster than `from_utf8_lossy`, which decodes char by char.
+            let contents = match std::str::from_utf8(bytes) {
+                Ok(text) if file.is_text => ResourceContents::text(text, file.uri.as_str()),
+                _ => ResourceContents::blob(BASE64.encode(bytes), file.uri.as_str()),
             };
             contents.with_mime_type(file.mime_type.as_str())
         }
