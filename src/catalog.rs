@@ -265,6 +265,41 @@ mod tests {
     }
 
     #[test]
+    fn misses_in_a_large_catalog_still_get_did_you_mean_candidates() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..300 {
+            let skill = dir.path().join(format!("skills/skill-{i:03}"));
+            std::fs::create_dir_all(&skill).unwrap();
+            std::fs::write(
+                skill.join("SKILL.md"),
+                format!("---\nname: skill-{i:03}\ndescription: Skill {i}.\n---\n# S\n"),
+            )
+            .unwrap();
+            let docs = dir.path().join(format!("docs/area-{}", i % 7));
+            std::fs::create_dir_all(&docs).unwrap();
+            std::fs::write(docs.join(format!("page-{i:03}.md")), "# Page\n").unwrap();
+        }
+        let config = Config::for_dirs(dir.path().join("skills"), dir.path().join("docs"));
+        let catalog =
+            Catalog::from_compiled(compile::compile(&config).expect("compiles")).expect("valid");
+        for (uri, wanted) in [
+            ("resource://skills/skill-15o/document", "skill-150"),
+            ("resource://catalog/skills/skill-2999", "skill-299"),
+            ("resource://docs/area-3/page-1o1.md", "area-3/page-101.md"),
+            ("resource://docs/area-3/page-101", "area-3/page-101.md"),
+            ("resource://docs/area-4/page-101.md", "area-3/page-101.md"),
+            ("skill://skill-15o/SKILL.md", "skill://skill-150/SKILL.md"),
+        ] {
+            let error = resources::read(&catalog, uri).expect_err(uri);
+            assert!(
+                error.candidates.iter().any(|c| c == wanted),
+                "{uri}: {:?}",
+                error.candidates
+            );
+        }
+    }
+
+    #[test]
     fn a_catalog_compiled_in_process_serves_what_the_baked_one_serves() {
         if option_env!("SKILLPACK_SKILLS_DIR").is_some()
             || option_env!("SKILLPACK_DOCS_DIR").is_some()

@@ -2,7 +2,7 @@
 //! canonical spelling costs one hash probe), then parsing and canonicalisation, and when
 //! nothing matches, an error that says precisely what is missing and what exists instead.
 
-use super::errors::{CatalogError, Code, Repair, did_you_mean};
+use super::errors::{CatalogError, Code, Repair, did_you_mean, did_you_mean_sorted};
 use crate::catalog::Catalog;
 use crate::model::{ArchivedDocument, ArchivedHeading, ArchivedTarget, Target};
 use crate::uri::{self, Family, UriError};
@@ -179,9 +179,10 @@ fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>)
         )
         .field("skill_id", skill_id)
         .reason("skill ids are the names of the skills compiled into this server")
-        .candidates(did_you_mean(
+        .candidates(did_you_mean_sorted(
             skill_id,
-            catalog.skills().iter().map(|s| s.id.as_str()),
+            catalog.skills(),
+            |s| s.id.as_str(),
             CANDIDATES,
         ))
         .repair(skills_index_repair())
@@ -253,17 +254,20 @@ fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>)
         }
         Family::Doc { path } => {
             let name = path.rsplit('/').next().unwrap_or(path);
-            let docs = catalog
-                .documents()
-                .iter()
-                .filter(|d| d.kind == crate::model::ArchivedDocKind::Doc);
+            // Docs come last among the documents, sorted by path.
+            let documents = catalog.documents();
+            let first_doc =
+                documents.partition_point(|d| d.kind != crate::model::ArchivedDocKind::Doc);
+            let docs = &documents[first_doc..];
+            // The same file name in another folder (a cheap comparison per doc)...
             let mut candidates: Vec<String> = docs
-                .clone()
+                .iter()
                 .filter(|d| d.path.as_str().rsplit('/').next() == Some(name))
                 .map(|d| d.path.as_str().to_owned())
                 .take(CANDIDATES)
                 .collect();
-            for c in did_you_mean(path, docs.map(|d| d.path.as_str()), CANDIDATES) {
+            // ...then paths that look alike.
+            for c in did_you_mean_sorted(path, docs, |d| d.path.as_str(), CANDIDATES) {
                 if candidates.len() < CANDIDATES && !candidates.contains(&c) {
                     candidates.push(c);
                 }
@@ -289,26 +293,38 @@ fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>)
 }
 
 fn skill_path_not_found(catalog: &Catalog, raw: &str, path: &str) -> CatalogError {
-    // The longest skill folder that contains the path, if any.
-    let skill = catalog
-        .skills()
-        .iter()
-        .filter(|s| path == s.path.as_str() || path.starts_with(&format!("{}/", s.path)))
-        .max_by_key(|s| s.path.len());
+    // The longest skill folder that contains the path, if any: a skill folder's last
+    // segment is its id, so each ancestor costs one lookup.
+    let skill = std::iter::successors(Some(path), |p| p.rsplit_once('/').map(|(parent, _)| parent))
+        .find_map(|folder| {
+            let id = folder.rsplit('/').next().unwrap_or(folder);
+            let skill = catalog.skill(catalog.skill_by_id(id)?);
+            (skill.path.as_str() == folder).then_some(skill)
+        });
     match skill {
         None => {
-            let wanted = path.split('/').next_back().unwrap_or(path);
+            // The skill id is the folder holding SKILL.md, or else the last folder named.
+            let mut segments = path.rsplit('/');
+            let wanted = match segments.next() {
+                Some(crate::compile::skills::SKILL_MD) => segments.next(),
+                _ => path
+                    .rsplit_once('/')
+                    .and_then(|(folder, _)| folder.rsplit('/').next()),
+            }
+            .unwrap_or(path);
+            let skills = catalog.skills();
             CatalogError::new(
                 Code::SkillNotFound,
                 format!("No skill is served under `{}`.", uri::shorten(raw)),
             )
             .field("uri", raw)
             .reason("skill:// URIs are skill://<skill path>/<file>; skills/list gives every skill's SKILL.md URI")
-            .candidates(did_you_mean(
-                wanted,
-                catalog.skills().iter().map(|s| s.skill_md_uri.as_str()),
-                CANDIDATES,
-            ))
+            .candidates(
+                did_you_mean_sorted(wanted, skills, |s| s.id.as_str(), CANDIDATES)
+                    .into_iter()
+                    .filter_map(|id| Some(skills[catalog.skill_by_id(&id)? as usize].skill_md_uri.to_string()))
+                    .collect(),
+            )
             .repair(skills_index_repair())
             .uri(raw)
         }
