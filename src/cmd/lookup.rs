@@ -2,9 +2,9 @@
 //! canonical spelling costs one hash probe), then parsing and canonicalisation, and when
 //! nothing matches, an error that says precisely what is missing and what exists instead.
 
-use super::errors::{CatalogError, Code, Repair, did_you_mean, did_you_mean_sorted};
+use super::errors::{CatalogError, Code, FULL_SCAN, Repair, did_you_mean, did_you_mean_sorted};
 use crate::catalog::Catalog;
-use crate::model::{ArchivedDocument, ArchivedHeading, ArchivedTarget, Target};
+use crate::model::{ArchivedDocument, ArchivedHeading, ArchivedSkill, ArchivedTarget, Target};
 use crate::uri::{self, Family, UriError};
 
 /// How many did-you-mean candidates an error carries.
@@ -302,32 +302,22 @@ fn skill_path_not_found(catalog: &Catalog, raw: &str, path: &str) -> CatalogErro
             (skill.path.as_str() == folder).then_some(skill)
         });
     match skill {
-        None => {
-            // The skill id is the folder holding SKILL.md, or else the last folder named.
-            let mut segments = path.rsplit('/');
-            let wanted = match segments.next() {
-                Some(crate::compile::skills::SKILL_MD) => segments.next(),
-                _ => path
-                    .rsplit_once('/')
-                    .and_then(|(folder, _)| folder.rsplit('/').next()),
-            }
-            .unwrap_or(path);
-            let skills = catalog.skills();
-            CatalogError::new(
-                Code::SkillNotFound,
-                format!("No skill is served under `{}`.", uri::shorten(raw)),
-            )
-            .field("uri", raw)
-            .reason("skill:// URIs are skill://<skill path>/<file>; skills/list gives every skill's SKILL.md URI")
-            .candidates(
-                did_you_mean_sorted(wanted, skills, |s| s.id.as_str(), CANDIDATES)
-                    .into_iter()
-                    .filter_map(|id| Some(skills[catalog.skill_by_id(&id)? as usize].skill_md_uri.to_string()))
-                    .collect(),
-            )
-            .repair(skills_index_repair())
-            .uri(raw)
-        }
+        None => CatalogError::new(
+            Code::SkillNotFound,
+            format!("No skill is served under `{}`.", uri::shorten(raw)),
+        )
+        .field("uri", raw)
+        .reason("skill:// URIs are skill://<skill path>/<file>; skills/list gives every skill's SKILL.md URI")
+        .candidates(skill_path_candidates(catalog, path))
+        .repair(Repair {
+            next_step: "list_skills_then_retry",
+            tool: None,
+            alternative: format!(
+                "Call skills/list (or read {}) for every skill's SKILL.md URI; a skill's files are listed in its manifest.",
+                uri::SKILLS_INDEX
+            ),
+        })
+        .uri(raw),
         Some(skill) => {
             let files = catalog.skill_files(skill);
             CatalogError::new(
@@ -360,4 +350,56 @@ fn skill_path_not_found(catalog: &Catalog, raw: &str, path: &str) -> CatalogErro
             .uri(raw)
         }
     }
+}
+
+/// For a `skill://` path under no skill: the same path under the skills whose folder path
+/// is closest to the path's leading segments (`agent-friendly-mcpp/references/tools.md` →
+/// `skill://agent-friendly-mcp/references/tools.md`), or their `SKILL.md` when the rest
+/// of the path does not exist there.
+fn skill_path_candidates(catalog: &Catalog, path: &str) -> Vec<String> {
+    // Every skill is scored in a small catalog; in a large one only the skills whose id is
+    // close to a segment of the path, so that a miss costs the same at any size.
+    let skills = catalog.skills();
+    let scanned: Vec<&ArchivedSkill> = if skills.len() <= FULL_SCAN {
+        skills.iter().collect()
+    } else {
+        let mut near = std::collections::BTreeSet::new();
+        for segment in path.split('/').take(8) {
+            let segment = segment.to_lowercase();
+            near.extend(did_you_mean_sorted(
+                &segment,
+                skills,
+                |s| s.id.as_str(),
+                CANDIDATES,
+            ));
+        }
+        near.iter()
+            .filter_map(|id| catalog.skill_by_id(id))
+            .map(|i| catalog.skill(i))
+            .collect()
+    };
+    let mut scored: Vec<(usize, &str, String)> = Vec::new();
+    for skill in scanned {
+        let depth = skill.path.as_str().split('/').count();
+        let mut segments = path.splitn(depth + 1, '/');
+        let head: Vec<&str> = segments.by_ref().take(depth).collect();
+        let head = head.join("/");
+        let rest = segments.next();
+        let max = (skill.path.len() / 3).clamp(1, 3);
+        let distance = strsim::levenshtein(&head.to_lowercase(), skill.path.as_str());
+        if distance > max {
+            continue;
+        }
+        let same_file = rest
+            .map(|rest| uri::skill_file(&format!("{}/{rest}", skill.path)))
+            .filter(|candidate| catalog.lookup(candidate).is_some());
+        let candidate = same_file.unwrap_or_else(|| skill.skill_md_uri.as_str().to_owned());
+        scored.push((distance, skill.path.as_str(), candidate));
+    }
+    scored.sort();
+    scored
+        .into_iter()
+        .take(CANDIDATES)
+        .map(|(_, _, c)| c)
+        .collect()
 }
