@@ -14,10 +14,16 @@
 //!   peak of normal use), and again after the pipelined run (which holds every queued
 //!   request and response in flight).
 //!
-//! Both servers read the same URIs — every `SKILL.md` and markdown reference under the
-//! skills folder, as SEP-2640 `skill://` URIs — and before timing anything the driver
-//! reads each one from both servers and checks that they return the same text, so the
-//! two are doing the same work.
+//! Reads use two sets of URIs, both SEP-2640 `skill://` URIs that both servers answer:
+//!
+//! - `documents`: every `SKILL.md` and markdown reference. skillpack answers with the same
+//!   text plus `_meta` (the document's outline, chunk catalog and links), so it does more
+//!   work per answer; the report shows the bytes per answer.
+//! - `files`: every other skill file (scripts, templates, images as base64 blobs). Both
+//!   answers are byte-identical: this is the like-for-like comparison.
+//!
+//! Before timing anything the driver reads every URI from both servers and checks that the
+//! text (or blob) is the same.
 //!
 //! Each measurement runs in rounds that take the servers in turn (a spawn of each, a batch
 //! of reads on each…), so that the load of a shared machine, which drifts, weighs on every
@@ -82,19 +88,32 @@ struct Server {
     args: Vec<String>,
 }
 
+/// Start-up and memory figures of one server on one catalog.
 #[derive(Debug, Default, Clone)]
-struct Figures {
+struct Startup {
     cold_median_ms: f64,
     cold_p90_ms: f64,
     idle_rss_kib: u64,
-    read_median_us: f64,
-    read_p99_us: f64,
-    sequential_rps: f64,
-    pipelined_rps: f64,
     /// High-water mark after the sequential reads: the working peak of normal use.
     peak_rss_kib: u64,
-    /// High-water mark after the pipelined run, which holds every queued response.
+    /// High-water mark after the pipelined runs, which hold every queued response.
     pipelined_peak_rss_kib: u64,
+}
+
+/// Read figures of one server on one set of URIs.
+#[derive(Debug, Default, Clone)]
+struct Reads {
+    answer_bytes: f64,
+    median_us: f64,
+    p99_us: f64,
+    sequential_rps: f64,
+    pipelined_rps: f64,
+}
+
+/// A named set of URIs to read.
+struct UriSet {
+    name: &'static str,
+    uris: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -134,24 +153,12 @@ fn run(args: &Args) -> Result<(), String> {
         None => None,
     };
 
-    println!(
-        "{:<18} {:<16} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>11} {:>9} {:>9}",
-        "catalog",
-        "server",
-        "cold p50",
-        "cold p90",
-        "idle RSS",
-        "read p50",
-        "read p99",
-        "seq req/s",
-        "pipe req/s",
-        "peak RSS",
-        "pipe peak"
-    );
-    let mut rows: Vec<(String, &'static str, Figures)> = Vec::new();
+    let mut startup_rows: Vec<String> = Vec::new();
+    let mut read_rows: Vec<String> = Vec::new();
+    let mut ratio_rows: Vec<String> = Vec::new();
     for catalog in &catalogs {
-        let uris = skill_uris(&catalog.skills)?;
-        if uris.is_empty() {
+        let sets = uri_sets(&catalog.skills)?;
+        if sets.is_empty() {
             return Err(format!(
                 "{}: no SKILL.md under {}",
                 catalog.name,
@@ -183,77 +190,139 @@ fn run(args: &Args) -> Result<(), String> {
                 ],
             });
         }
-        verify_same_answers(&servers[0], &servers[1], &uris)
-            .map_err(|e| format!("{}: {e}", catalog.name))?;
-        let measured =
-            measure(&servers, &uris, args).map_err(|e| format!("{}: {e}", catalog.name))?;
-        for (server, figures) in servers.iter().zip(measured) {
-            println!(
-                "{:<18} {:<16} {:>7.2}ms {:>7.2}ms {:>6.1}MiB {:>7.1}µs {:>7.1}µs {:>10.0} {:>11.0} {:>6.1}MiB {:>6.1}MiB",
+        let mut answer_bytes = Vec::new();
+        for set in &sets {
+            answer_bytes.push(
+                verify_same_answers(&servers[0], &servers[1], &set.uris)
+                    .map_err(|e| format!("{} ({}): {e}", catalog.name, set.name))?,
+            );
+        }
+        let (startup, reads) =
+            measure(&servers, &sets, args).map_err(|e| format!("{}: {e}", catalog.name))?;
+
+        for (s, server) in servers.iter().enumerate() {
+            let f = &startup[s];
+            startup_rows.push(format!(
+                "{:<18} {:<16} {:>7.2}ms {:>7.2}ms {:>6.1}MiB {:>7.1}MiB {:>7.1}MiB",
                 catalog.name,
                 server.label,
-                figures.cold_median_ms,
-                figures.cold_p90_ms,
-                figures.idle_rss_kib as f64 / 1024.0,
-                figures.read_median_us,
-                figures.read_p99_us,
-                figures.sequential_rps,
-                figures.pipelined_rps,
-                figures.peak_rss_kib as f64 / 1024.0,
-                figures.pipelined_peak_rss_kib as f64 / 1024.0,
-            );
-            if let Some(out) = json_out.as_mut() {
-                let line = json!({
-                    "catalog": catalog.name,
-                    "server": server.label,
-                    "uris": uris.len(),
-                    "cold_median_ms": figures.cold_median_ms,
-                    "cold_p90_ms": figures.cold_p90_ms,
-                    "idle_rss_kib": figures.idle_rss_kib,
-                    "read_median_us": figures.read_median_us,
-                    "read_p99_us": figures.read_p99_us,
-                    "sequential_rps": figures.sequential_rps,
-                    "pipelined_rps": figures.pipelined_rps,
-                    "peak_rss_kib": figures.peak_rss_kib,
-                    "pipelined_peak_rss_kib": figures.pipelined_peak_rss_kib,
-                });
-                writeln!(out, "{line}").map_err(|e| e.to_string())?;
+                f.cold_median_ms,
+                f.cold_p90_ms,
+                mib(f.idle_rss_kib),
+                mib(f.peak_rss_kib),
+                mib(f.pipelined_peak_rss_kib),
+            ));
+            for (k, set) in sets.iter().enumerate() {
+                let mut r = reads[s][k].clone();
+                // Bytes per answer come from the verification pass (skillpack, peer); a
+                // third server is the peer on another transport.
+                r.answer_bytes = answer_bytes[k][s.min(1)];
+                read_rows.push(format!(
+                    "{:<18} {:<10} {:>5} {:<16} {:>8.0} {:>8.1}µs {:>8.1}µs {:>10.0} {:>11.0}",
+                    catalog.name,
+                    set.name,
+                    set.uris.len(),
+                    server.label,
+                    r.answer_bytes,
+                    r.median_us,
+                    r.p99_us,
+                    r.sequential_rps,
+                    r.pipelined_rps,
+                ));
+                if let Some(out) = json_out.as_mut() {
+                    let line = json!({
+                        "catalog": catalog.name,
+                        "server": server.label,
+                        "uri_set": set.name,
+                        "uris": set.uris.len(),
+                        "cold_median_ms": f.cold_median_ms,
+                        "cold_p90_ms": f.cold_p90_ms,
+                        "idle_rss_kib": f.idle_rss_kib,
+                        "peak_rss_kib": f.peak_rss_kib,
+                        "pipelined_peak_rss_kib": f.pipelined_peak_rss_kib,
+                        "answer_bytes": r.answer_bytes,
+                        "read_median_us": r.median_us,
+                        "read_p99_us": r.p99_us,
+                        "sequential_rps": r.sequential_rps,
+                        "pipelined_rps": r.pipelined_rps,
+                    });
+                    writeln!(out, "{line}").map_err(|e| e.to_string())?;
+                }
             }
-            rows.push((catalog.name.clone(), server.label, figures));
         }
+        let (ours, peer) = (&startup[0], &startup[1]);
+        let mut row = format!(
+            "{:<18} {:>9.1}× {:>9.1}× {:>9.1}×",
+            catalog.name,
+            peer.cold_median_ms / ours.cold_median_ms,
+            peer.idle_rss_kib as f64 / ours.idle_rss_kib as f64,
+            peer.peak_rss_kib as f64 / ours.peak_rss_kib as f64,
+        );
+        for name in ["documents", "files"] {
+            match sets.iter().position(|set| set.name == name) {
+                Some(k) => row.push_str(&format!(
+                    " {:>11.2}× {:>11.2}×",
+                    reads[1][k].median_us / reads[0][k].median_us,
+                    reads[0][k].pipelined_rps / reads[1][k].pipelined_rps,
+                )),
+                None => row.push_str(&format!(" {:>12} {:>12}", "-", "-")),
+            }
+        }
+        ratio_rows.push(row);
     }
 
-    println!("\nskillpack vs peer (× = how many times better skillpack is; >1 favours skillpack)");
+    println!("Start-up and memory");
     println!(
-        "{:<18} {:>11} {:>11} {:>11} {:>12} {:>12} {:>11}",
-        "catalog", "cold p50", "idle RSS", "read p50", "seq req/s", "pipe req/s", "peak RSS"
+        "{:<18} {:<16} {:>9} {:>9} {:>9} {:>10} {:>10}",
+        "catalog", "server", "cold p50", "cold p90", "idle RSS", "peak RSS", "pipe peak"
     );
-    for catalog in &catalogs {
-        let find = |label: &str| {
-            rows.iter()
-                .find(|(c, l, _)| *c == catalog.name && *l == label)
-                .map(|(_, _, f)| f)
-        };
-        if let (Some(ours), Some(peer)) = (find("skillpack"), find("peer")) {
-            println!(
-                "{:<18} {:>10.1}× {:>10.1}× {:>10.2}× {:>11.2}× {:>11.2}× {:>10.1}×",
-                catalog.name,
-                peer.cold_median_ms / ours.cold_median_ms,
-                peer.idle_rss_kib as f64 / ours.idle_rss_kib as f64,
-                peer.read_median_us / ours.read_median_us,
-                ours.sequential_rps / peer.sequential_rps,
-                ours.pipelined_rps / peer.pipelined_rps,
-                peer.peak_rss_kib as f64 / ours.peak_rss_kib as f64,
-            );
-        }
+    for row in &startup_rows {
+        println!("{row}");
+    }
+    println!("\nresources/read over stdio");
+    println!(
+        "{:<18} {:<10} {:>5} {:<16} {:>8} {:>10} {:>10} {:>10} {:>11}",
+        "catalog",
+        "URIs",
+        "count",
+        "server",
+        "B/answer",
+        "read p50",
+        "read p99",
+        "seq req/s",
+        "pipe req/s"
+    );
+    for row in &read_rows {
+        println!("{row}");
+    }
+    println!("\nskillpack vs peer: how many times better skillpack is (>1 favours skillpack)");
+    println!(
+        "{:<18} {:>10} {:>10} {:>10} {:>12} {:>12} {:>12} {:>12}",
+        "catalog",
+        "cold p50",
+        "idle RSS",
+        "peak RSS",
+        "docs p50",
+        "docs pipe",
+        "files p50",
+        "files pipe"
+    );
+    for row in &ratio_rows {
+        println!("{row}");
     }
     Ok(())
 }
 
-/// `skill://` URIs of every `SKILL.md` and markdown reference under `dir`, spelled as both
-/// servers spell them (paths of unreserved characters only, so no percent-encoding).
-fn skill_uris(dir: &Path) -> Result<Vec<String>, String> {
-    let mut uris = Vec::new();
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+/// The `documents` and `files` URI sets of a skills folder (see the module docs), as
+/// `skill://` URIs spelled as both servers spell them: only paths of unreserved characters
+/// are used, so no percent-encoding is involved. Files of folders that are not inside a
+/// skill are left out (neither server serves them).
+fn uri_sets(dir: &Path) -> Result<Vec<UriSet>, String> {
+    let mut paths = Vec::new();
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
         let entry = entry.map_err(|e| e.to_string())?;
         if !entry.file_type().is_file() {
@@ -267,11 +336,37 @@ fn skill_uris(dir: &Path) -> Result<Vec<String>, String> {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'/'));
         let hidden = rel.split('/').any(|part| part.starts_with('.'));
-        if plain && !hidden && rel.ends_with(".md") {
-            uris.push(format!("skill://{rel}"));
+        if plain && !hidden {
+            paths.push(rel);
         }
     }
-    Ok(uris)
+    let skill_dirs: std::collections::HashSet<&str> = paths
+        .iter()
+        .filter_map(|p| p.strip_suffix("/SKILL.md"))
+        .collect();
+    let in_skill = |path: &str| {
+        std::iter::successors(path.rsplit_once('/').map(|(d, _)| d), |d| {
+            d.rsplit_once('/').map(|(parent, _)| parent)
+        })
+        .any(|d| skill_dirs.contains(d))
+    };
+    let (mut documents, mut files) = (Vec::new(), Vec::new());
+    for path in &paths {
+        if !in_skill(path) {
+            continue;
+        }
+        let uri = format!("skill://{path}");
+        if path.to_ascii_lowercase().ends_with(".md") {
+            documents.push(uri);
+        } else {
+            files.push(uri);
+        }
+    }
+    Ok([("documents", documents), ("files", files)]
+        .into_iter()
+        .filter(|(_, uris)| !uris.is_empty())
+        .map(|(name, uris)| UriSet { name, uris })
+        .collect())
 }
 
 fn initialize_request() -> String {
@@ -397,14 +492,17 @@ fn proc_status(pid: u32, field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// The text (or blob) of every URI, hashed, as one server answers them.
-fn answers(server: &Server, uris: &[String]) -> Result<HashMap<String, u64>, String> {
+/// The text (or blob) of every URI, hashed, as one server answers them, and the mean size
+/// of an answer in bytes.
+fn answers(server: &Server, uris: &[String]) -> Result<(HashMap<String, u64>, f64), String> {
     let mut session = Session::spawn(server)?;
     session.initialize()?;
     let mut out = HashMap::new();
+    let mut bytes = 0usize;
     for (i, uri) in uris.iter().enumerate() {
         session.send(&read_request(i + 1, uri))?;
         let line = session.receive()?;
+        bytes += line.len();
         let value: Value =
             serde_json::from_slice(line).map_err(|e| format!("{uri}: unparsable response: {e}"))?;
         let contents = &value["result"]["contents"][0];
@@ -417,12 +515,13 @@ fn answers(server: &Server, uris: &[String]) -> Result<HashMap<String, u64>, Str
         out.insert(uri.clone(), hasher.finish());
     }
     session.finish();
-    Ok(out)
+    Ok((out, bytes as f64 / uris.len().max(1) as f64))
 }
 
-fn verify_same_answers(ours: &Server, peer: &Server, uris: &[String]) -> Result<(), String> {
-    let a = answers(ours, uris)?;
-    let b = answers(peer, uris)?;
+/// Check that both servers serve the same bytes for every URI; the mean answer size of each.
+fn verify_same_answers(ours: &Server, peer: &Server, uris: &[String]) -> Result<[f64; 2], String> {
+    let (a, a_bytes) = answers(ours, uris)?;
+    let (b, b_bytes) = answers(peer, uris)?;
     let differing: Vec<&String> = uris.iter().filter(|u| a.get(*u) != b.get(*u)).collect();
     if !differing.is_empty() {
         return Err(format!(
@@ -432,7 +531,7 @@ fn verify_same_answers(ours: &Server, peer: &Server, uris: &[String]) -> Result<
             differing[0]
         ));
     }
-    Ok(())
+    Ok([a_bytes, b_bytes])
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -447,8 +546,13 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 /// machine's load during the run affects every server alike (the machine is shared).
 const ROUNDS: usize = 10;
 
-fn measure(servers: &[Server], uris: &[String], args: &Args) -> Result<Vec<Figures>, String> {
-    let mut figures = vec![Figures::default(); servers.len()];
+fn measure(
+    servers: &[Server],
+    sets: &[UriSet],
+    args: &Args,
+) -> Result<(Vec<Startup>, Vec<Vec<Reads>>), String> {
+    let mut startup = vec![Startup::default(); servers.len()];
+    let mut reads = vec![vec![Reads::default(); sets.len()]; servers.len()];
 
     // Cold start: spawn → initialize response, a fresh process each time, servers in turn.
     let init = initialize_request();
@@ -466,7 +570,7 @@ fn measure(servers: &[Server], uris: &[String], args: &Args) -> Result<Vec<Figur
             }
         }
     }
-    for (times, figures) in cold.iter_mut().zip(&mut figures) {
+    for (times, figures) in cold.iter_mut().zip(&mut startup) {
         times.sort_by(f64::total_cmp);
         figures.cold_median_ms = percentile(times, 50.0);
         figures.cold_p90_ms = percentile(times, 90.0);
@@ -480,64 +584,74 @@ fn measure(servers: &[Server], uris: &[String], args: &Args) -> Result<Vec<Figur
         sessions.push(session);
     }
     std::thread::sleep(Duration::from_millis(100));
-    for (session, figures) in sessions.iter().zip(&mut figures) {
+    for (session, figures) in sessions.iter().zip(&mut startup) {
         figures.idle_rss_kib = session.status("VmRSS:");
     }
 
-    // Sequential: one request in flight, in rounds.
-    let requests: Vec<String> = (0..args.reads.max(ROUNDS))
-        .map(|i| read_request(i + 1, &uris[(i * 7919) % uris.len()]))
-        .collect();
-    let per_round = requests.len().div_ceil(ROUNDS);
-    let mut latencies = vec![Vec::with_capacity(requests.len()); servers.len()];
-    let mut busy = vec![Duration::ZERO; servers.len()];
-    for round in requests.chunks(per_round) {
-        for (i, session) in sessions.iter_mut().enumerate() {
-            let started = Instant::now();
-            for request in round {
-                let sent = Instant::now();
-                session.send(request)?;
-                let line = session.receive()?;
-                latencies[i].push(sent.elapsed().as_secs_f64() * 1e6);
-                if !is_result(line) {
-                    return Err(format!(
-                        "{}: read failed: {}",
-                        servers[i].label,
-                        String::from_utf8_lossy(line)
-                    ));
+    // Sequential: one request in flight, in rounds, each set in turn.
+    for (k, set) in sets.iter().enumerate() {
+        let uris = &set.uris;
+        let requests: Vec<String> = (0..args.reads.max(ROUNDS))
+            .map(|i| read_request(i + 1, &uris[(i * 7919) % uris.len()]))
+            .collect();
+        let per_round = requests.len().div_ceil(ROUNDS);
+        let mut latencies = vec![Vec::with_capacity(requests.len()); servers.len()];
+        let mut busy = vec![Duration::ZERO; servers.len()];
+        for round in requests.chunks(per_round) {
+            for (s, session) in sessions.iter_mut().enumerate() {
+                let started = Instant::now();
+                for request in round {
+                    let sent = Instant::now();
+                    session.send(request)?;
+                    let line = session.receive()?;
+                    latencies[s].push(sent.elapsed().as_secs_f64() * 1e6);
+                    if !is_result(line) {
+                        return Err(format!(
+                            "{}: read failed: {}",
+                            servers[s].label,
+                            String::from_utf8_lossy(line)
+                        ));
+                    }
                 }
+                busy[s] += started.elapsed();
             }
-            busy[i] += started.elapsed();
+        }
+        for s in 0..servers.len() {
+            latencies[s].sort_by(f64::total_cmp);
+            reads[s][k].median_us = percentile(&latencies[s], 50.0);
+            reads[s][k].p99_us = percentile(&latencies[s], 99.0);
+            reads[s][k].sequential_rps = latencies[s].len() as f64 / busy[s].as_secs_f64();
         }
     }
-    for (i, figures) in figures.iter_mut().enumerate() {
-        latencies[i].sort_by(f64::total_cmp);
-        figures.read_median_us = percentile(&latencies[i], 50.0);
-        figures.read_p99_us = percentile(&latencies[i], 99.0);
-        figures.sequential_rps = latencies[i].len() as f64 / busy[i].as_secs_f64();
-        figures.peak_rss_kib = sessions[i].status("VmHWM:");
+    for (session, figures) in sessions.iter().zip(&mut startup) {
+        figures.peak_rss_kib = session.status("VmHWM:");
     }
 
     // Pipelined: a writer thread keeps the pipe full while this thread reads, in rounds.
     let count = args.pipelined.max(ROUNDS) / ROUNDS;
-    let batch: Vec<u8> = (0..count)
-        .flat_map(|i| read_request(i + 1, &uris[(i * 7919) % uris.len()]).into_bytes())
-        .collect();
-    let mut busy = vec![Duration::ZERO; servers.len()];
-    for _ in 0..ROUNDS {
-        for (i, session) in sessions.iter_mut().enumerate() {
-            busy[i] += pipelined(session, &batch, count)
-                .map_err(|e| format!("{}: {e}", servers[i].label))?;
+    for (k, set) in sets.iter().enumerate() {
+        let uris = &set.uris;
+        let batch: Vec<u8> = (0..count)
+            .flat_map(|i| read_request(i + 1, &uris[(i * 7919) % uris.len()]).into_bytes())
+            .collect();
+        let mut busy = vec![Duration::ZERO; servers.len()];
+        for _ in 0..ROUNDS {
+            for (s, session) in sessions.iter_mut().enumerate() {
+                busy[s] += pipelined(session, &batch, count)
+                    .map_err(|e| format!("{}: {e}", servers[s].label))?;
+            }
+        }
+        for s in 0..servers.len() {
+            reads[s][k].pipelined_rps = (count * ROUNDS) as f64 / busy[s].as_secs_f64();
         }
     }
-    for (i, figures) in figures.iter_mut().enumerate() {
-        figures.pipelined_rps = (count * ROUNDS) as f64 / busy[i].as_secs_f64();
-        figures.pipelined_peak_rss_kib = sessions[i].status("VmHWM:");
+    for (session, figures) in sessions.iter().zip(&mut startup) {
+        figures.pipelined_peak_rss_kib = session.status("VmHWM:");
     }
     for session in sessions {
         session.finish();
     }
-    Ok(figures)
+    Ok((startup, reads))
 }
 
 /// Write `batch` (`count` requests) from another thread while reading `count` responses;
