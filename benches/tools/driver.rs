@@ -20,10 +20,11 @@
 //!   text plus `_meta` (the document's outline, chunk catalog and links), so it does more
 //!   work per answer; the report shows the bytes per answer.
 //! - `files`: every other skill file (scripts, templates, images as base64 blobs). Both
-//!   answers are byte-identical: this is the like-for-like comparison.
+//!   serve the same bytes without `_meta`: this is the like-for-like comparison. (They may
+//!   differ on text versus blob for an unknown extension, which rmcp sends as a blob.)
 //!
 //! Before timing anything the driver reads every URI from both servers and checks that the
-//! text (or blob) is the same.
+//! bytes served (text, or decoded blob) are the same.
 //!
 //! Each measurement runs in rounds that take the servers in turn (a spawn of each, a batch
 //! of reads on each…), so that the load of a shared machine, which drifts, weighs on every
@@ -42,6 +43,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
+use base64::Engine;
 use clap::Parser;
 use serde_json::{Value, json};
 
@@ -505,11 +507,16 @@ fn answers(server: &Server, uris: &[String]) -> Result<(HashMap<String, u64>, f6
         bytes += line.len();
         let value: Value =
             serde_json::from_slice(line).map_err(|e| format!("{uri}: unparsable response: {e}"))?;
+        // The bytes served: servers may differ on text versus base64 blob for a file type
+        // (rmcp's SkillCatalog sends unknown extensions as blobs), not on the bytes.
         let contents = &value["result"]["contents"][0];
-        let body = contents["text"]
-            .as_str()
-            .or_else(|| contents["blob"].as_str())
-            .ok_or_else(|| format!("{} answered {uri} with {value}", server.label))?;
+        let body: Vec<u8> = match (contents["text"].as_str(), contents["blob"].as_str()) {
+            (Some(text), _) => text.as_bytes().to_vec(),
+            (None, Some(blob)) => base64::engine::general_purpose::STANDARD
+                .decode(blob)
+                .map_err(|e| format!("{} answered {uri} with bad base64: {e}", server.label))?,
+            _ => return Err(format!("{} answered {uri} with {value}", server.label)),
+        };
         let mut hasher = DefaultHasher::new();
         body.hash(&mut hasher);
         out.insert(uri.clone(), hasher.finish());
