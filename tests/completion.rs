@@ -160,6 +160,7 @@ async fn doc_paths_complete_segment_by_segment() {
         values(&info),
         [
             "authoring/",
+            "benchmarks.md",
             "index.md",
             "pinning.md",
             "quickstart.md",
