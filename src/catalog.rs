@@ -23,6 +23,8 @@ pub const SERVER_VERSION: &str = baked::SERVER_VERSION;
 pub struct Catalog {
     archive: &'static ArchivedCatalog,
     content: &'static [u8],
+    /// Size of the archive in bytes (the content blob is `content.len()`).
+    archive_bytes: usize,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -46,7 +48,29 @@ impl Catalog {
         Catalog {
             archive,
             content: baked::CONTENT,
+            archive_bytes: baked::CATALOG.0.len(),
         }
+    }
+
+    /// A catalog compiled in this process rather than baked into the binary: for tools,
+    /// tests and benches that compile content folders at run time (the server itself only
+    /// ever uses [`Catalog::baked`]).
+    ///
+    /// The archive is validated completely, then both buffers are leaked: the handle is two
+    /// `'static` references, exactly as for the baked catalog, so every `cmd` function
+    /// serves it unchanged. Compile once per catalog and keep the handle; each call leaks
+    /// the archive and the content blob.
+    pub fn from_compiled(output: crate::compile::Output) -> Result<Catalog, String> {
+        let archive: &'static rkyv::util::AlignedVec = Box::leak(Box::new(output.archive()));
+        let content: &'static [u8] = output.content.leak();
+        let archive_bytes = archive.len();
+        let archive = rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(archive.as_slice())
+            .map_err(|error| format!("the compiled archive does not validate: {error}"))?;
+        Ok(Catalog {
+            archive,
+            content,
+            archive_bytes,
+        })
     }
 
     /// Validate the embedded archive completely (for tests and `skillpack info`).
@@ -58,6 +82,12 @@ impl Catalog {
 
     pub fn archive(&self) -> &'static ArchivedCatalog {
         self.archive
+    }
+
+    /// Bytes of the embedded archive (metadata, indexes, pre-rendered JSON) and of the
+    /// content blob: what the catalog adds to the binary.
+    pub fn embedded_bytes(&self) -> (usize, usize) {
+        (self.archive_bytes, self.content.len())
     }
 
     pub fn name(&self) -> &'static str {
@@ -76,7 +106,7 @@ impl Catalog {
     }
 
     pub fn lookup(&self, uri: &str) -> Option<&'static ArchivedTarget> {
-        self.archive.uri_index.get(uri)
+        self.archive.lookup(uri)
     }
 
     pub fn bytes(&self, span: &ArchivedSpan) -> &'static [u8] {
@@ -135,6 +165,166 @@ impl Catalog {
         match self.lookup(&crate::uri::skill_record(id))? {
             ArchivedTarget::SkillRecord(i) => Some(i.to_native()),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::resources;
+    use crate::compile::{self, Config};
+    use crate::model::Target;
+
+    /// The catalog this binary would bake from the crate's own folders, compiled in-process.
+    fn builtin_compiled() -> Catalog {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let config =
+            Config::from_env(root, env!("CARGO_PKG_VERSION"), |_| None).expect("default settings");
+        let output = compile::compile(&config).expect("the built-in content compiles");
+        Catalog::from_compiled(output).expect("the archive validates")
+    }
+
+    /// Every URI the catalog names, with the target it must resolve to.
+    fn named_uris(catalog: &Catalog) -> Vec<(String, Target)> {
+        let mut uris = vec![
+            (crate::uri::CAPABILITIES.to_owned(), Target::Capabilities),
+            (crate::uri::SKILLS_INDEX.to_owned(), Target::SkillsIndex),
+            (crate::uri::DOCS_INDEX.to_owned(), Target::DocsIndex),
+        ];
+        for (i, skill) in catalog.skills().iter().enumerate() {
+            uris.push((
+                crate::uri::skill_record(&skill.id),
+                Target::SkillRecord(i as u32),
+            ));
+        }
+        for (d, document) in catalog.documents().iter().enumerate() {
+            uris.push((document.uri.to_string(), Target::Document(d as u32)));
+            for (c, chunk) in document.chunks.iter().enumerate() {
+                uris.push((
+                    crate::uri::chunk(&document.uri, &chunk.id),
+                    Target::Chunk {
+                        document: d as u32,
+                        chunk: c as u32,
+                    },
+                ));
+            }
+        }
+        for (i, file) in catalog.files().iter().enumerate() {
+            uris.push((file.uri.to_string(), Target::SkillFile(i as u32)));
+        }
+        for (i, directory) in catalog.archive().directories.iter().enumerate() {
+            uris.push((directory.uri.to_string(), Target::Directory(i as u32)));
+        }
+        uris
+    }
+
+    fn assert_index_is_exact(catalog: &Catalog) {
+        let uris = named_uris(catalog);
+        assert_eq!(catalog.archive().uri_index.len(), uris.len());
+        for (uri, target) in &uris {
+            let found = catalog.lookup(uri).map(crate::cmd::lookup::native);
+            assert_eq!(found, Some(*target), "{uri}");
+            // Near misses land on some slot too; the index must refuse them.
+            for near in [
+                format!("{uri}x"),
+                uri[..uri.len() - 1].to_owned(),
+                uri.to_uppercase(),
+            ] {
+                if !uris.iter().any(|(u, _)| *u == near) {
+                    assert_eq!(catalog.lookup(&near), None, "{near}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_uri_index_finds_every_uri_exactly_and_nothing_else() {
+        assert_index_is_exact(&Catalog::baked());
+        // Percent-encoded paths, ids and anchors, nested skills and directories.
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "skills/team/deploy-app/SKILL.md",
+            "---\nname: deploy-app\ndescription: Deploy.\n---\n# Deploy\n\n## Ünïcode [step] 1\n\ntext\n",
+        );
+        write("skills/team/deploy-app/scripts/run me.sh", "echo hi\n");
+        write(
+            "skills/team/deploy-app/nested-one/SKILL.md",
+            "---\nname: nested-one\ndescription: Nested.\n---\n# N\n",
+        );
+        write("docs/guide/a b/ça.md", "# Ça\n\n## Ä section?\n\nbody\n");
+        let config = Config::for_dirs(dir.path().join("skills"), dir.path().join("docs"));
+        let catalog =
+            Catalog::from_compiled(compile::compile(&config).expect("compiles")).expect("valid");
+        assert_index_is_exact(&catalog);
+    }
+
+    #[test]
+    fn misses_in_a_large_catalog_still_get_did_you_mean_candidates() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..300 {
+            let skill = dir.path().join(format!("skills/skill-{i:03}"));
+            std::fs::create_dir_all(&skill).unwrap();
+            std::fs::write(
+                skill.join("SKILL.md"),
+                format!("---\nname: skill-{i:03}\ndescription: Skill {i}.\n---\n# S\n"),
+            )
+            .unwrap();
+            let docs = dir.path().join(format!("docs/area-{}", i % 7));
+            std::fs::create_dir_all(&docs).unwrap();
+            std::fs::write(docs.join(format!("page-{i:03}.md")), "# Page\n").unwrap();
+        }
+        let config = Config::for_dirs(dir.path().join("skills"), dir.path().join("docs"));
+        let catalog =
+            Catalog::from_compiled(compile::compile(&config).expect("compiles")).expect("valid");
+        for (uri, wanted) in [
+            ("resource://skills/skill-15o/document", "skill-150"),
+            ("resource://catalog/skills/skill-2999", "skill-299"),
+            ("resource://docs/area-3/page-1o1.md", "area-3/page-101.md"),
+            ("resource://docs/area-3/page-101", "area-3/page-101.md"),
+            ("resource://docs/area-4/page-101.md", "area-3/page-101.md"),
+            ("skill://skill-15o/SKILL.md", "skill://skill-150/SKILL.md"),
+        ] {
+            let error = resources::read(&catalog, uri).expect_err(uri);
+            assert!(
+                error.candidates.iter().any(|c| c == wanted),
+                "{uri}: {:?}",
+                error.candidates
+            );
+        }
+    }
+
+    #[test]
+    fn a_catalog_compiled_in_process_serves_what_the_baked_one_serves() {
+        if option_env!("SKILLPACK_SKILLS_DIR").is_some()
+            || option_env!("SKILLPACK_DOCS_DIR").is_some()
+        {
+            eprintln!("SKIP: this build bakes other content (SKILLPACK_*_DIR set)");
+            return;
+        }
+        let baked = Catalog::baked();
+        let compiled = builtin_compiled();
+        assert_eq!(compiled.fingerprint(), baked.fingerprint());
+        assert_eq!(compiled.documents().len(), baked.documents().len());
+        let skill = &baked.skills()[0];
+        let document_uri = baked.document(skill.document.to_native()).uri.as_str();
+        let chunk = &baked.document(skill.document.to_native()).chunks[0];
+        for uri in [
+            crate::uri::SKILLS_INDEX.to_owned(),
+            document_uri.to_owned(),
+            crate::uri::chunk(document_uri, &chunk.id),
+            skill.skill_md_uri.to_string(),
+        ] {
+            let from_baked =
+                serde_json::to_string(&resources::read(&baked, &uri).unwrap()).unwrap();
+            let from_compiled =
+                serde_json::to_string(&resources::read(&compiled, &uri).unwrap()).unwrap();
+            assert_eq!(from_compiled, from_baked, "{uri}");
         }
     }
 }

@@ -180,7 +180,8 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
         "chunk_bytes": archive.chunk_bytes.to_native(),
         "content_bytes": t.content_bytes.to_native(),
         "blob_bytes": t.blob_bytes.to_native(),
-        "uris": archive.uri_index.entries.len(),
+        "archive_bytes": catalog.embedded_bytes().0,
+        "uris": archive.uri_index.len(),
     });
     if as_json {
         println!("{summary:#}");
@@ -202,7 +203,11 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
             "content:      {} bytes ({} bytes stored after de-duplication)",
             t.content_bytes, t.blob_bytes
         );
-        println!("uris:         {}", archive.uri_index.entries.len());
+        println!(
+            "index:        {} bytes (metadata, URI index, pre-rendered JSON)",
+            catalog.embedded_bytes().0
+        );
+        println!("uris:         {}", archive.uri_index.len());
     }
     ExitCode::SUCCESS
 }

@@ -127,8 +127,6 @@ pub struct Document {
     pub outline: Vec<Heading>,
     pub chunks: Vec<Chunk>,
     pub links: Vec<Link>,
-    /// Pre-rendered `_meta["io.skillpack/document"]` object.
-    pub meta_json: String,
 }
 
 #[derive(Archive, Serialize, Debug, Clone, PartialEq, Eq)]
@@ -246,32 +244,31 @@ pub enum Target {
     Directory(u32),
 }
 
-#[derive(Archive, Serialize, Debug)]
-#[rkyv(derive(Debug))]
-pub struct UriEntry {
-    pub uri: String,
-    pub target: Target,
-}
-
 /// A perfect-hash map from URI to [`Target`], generated at build time with
 /// `phf_generator` and probed at run time with `phf_shared` — the same scheme as a
 /// `phf::Map`, but with its tables stored in the catalog blob rather than in generated
 /// Rust source, so that rustc's work does not grow with the catalog.
+///
+/// It stores no URI strings: a target determines its canonical URI (a document's `uri`, a
+/// chunk's document URI plus `/chunks/<id>`…), so a probe is confirmed against the entry it
+/// lands on ([`ArchivedCatalog::lookup`]). That keeps the index at a few bytes per URI —
+/// the chunk URIs alone would otherwise add ~100 bytes per chunk — and a lookup touches
+/// only the pages that the read then serves from anyway.
 #[derive(Archive, Serialize, Debug, Default)]
 #[rkyv(derive(Debug))]
 pub struct UriIndex {
     pub key: u64,
     /// Displacement pairs, flattened: `disps[2i]`, `disps[2i + 1]`.
     pub disps: Vec<u32>,
-    /// Slot → index into `entries`.
-    pub slots: Vec<u32>,
-    pub entries: Vec<UriEntry>,
+    /// The target of the URI hashed to each slot.
+    pub targets: Vec<Target>,
 }
 
 impl ArchivedUriIndex {
-    /// The target of `uri`, if the catalog serves exactly that URI.
-    pub fn get(&self, uri: &str) -> Option<&ArchivedTarget> {
-        let len = self.slots.len();
+    /// The target whose slot `uri` hashes to: the answer if the catalog serves `uri`, and
+    /// some unrelated target otherwise (see [`ArchivedCatalog::lookup`]).
+    pub fn candidate(&self, uri: &str) -> Option<&ArchivedTarget> {
+        let len = self.targets.len();
         let buckets = self.disps.len() / 2;
         if len == 0 || buckets == 0 {
             return None;
@@ -281,7 +278,64 @@ impl ArchivedUriIndex {
         let d1 = self.disps[2 * bucket].to_native();
         let d2 = self.disps[2 * bucket + 1].to_native();
         let slot = phf_shared::displace(hashes.f1, hashes.f2, d1, d2) % len as u32;
-        let entry = &self.entries[self.slots[slot as usize].to_native() as usize];
-        (entry.uri.as_str() == uri).then_some(&entry.target)
+        self.targets.get(slot as usize)
+    }
+
+    /// Number of URIs in the index.
+    pub fn len(&self) -> usize {
+        self.targets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.targets.is_empty()
+    }
+}
+
+impl ArchivedCatalog {
+    /// The target of `uri`, if the catalog serves exactly that URI (canonical spelling).
+    pub fn lookup(&self, uri: &str) -> Option<&ArchivedTarget> {
+        let target = self.uri_index.candidate(uri)?;
+        self.spells(target, uri).then_some(target)
+    }
+
+    /// Whether `uri` is the canonical URI of `target`.
+    pub fn spells(&self, target: &ArchivedTarget, uri: &str) -> bool {
+        use crate::uri;
+        match target {
+            ArchivedTarget::Capabilities => uri == uri::CAPABILITIES,
+            ArchivedTarget::SkillsIndex => uri == uri::SKILLS_INDEX,
+            ArchivedTarget::DocsIndex => uri == uri::DOCS_INDEX,
+            ArchivedTarget::SkillRecord(i) => {
+                self.skills
+                    .get(i.to_native() as usize)
+                    .is_some_and(|skill| {
+                        uri.strip_prefix(uri::SKILL_RECORD_PREFIX)
+                            .is_some_and(|rest| uri::is_encoded_segment(rest, &skill.id))
+                    })
+            }
+            ArchivedTarget::Document(d) => self
+                .documents
+                .get(d.to_native() as usize)
+                .is_some_and(|document| document.uri == uri),
+            ArchivedTarget::Chunk { document, chunk } => self
+                .documents
+                .get(document.to_native() as usize)
+                .and_then(|document| {
+                    let chunk = document.chunks.get(chunk.to_native() as usize)?;
+                    let rest = uri
+                        .strip_prefix(document.uri.as_str())?
+                        .strip_prefix(uri::CHUNKS)?;
+                    Some(uri::is_encoded_segment(rest, &chunk.id))
+                })
+                .unwrap_or(false),
+            ArchivedTarget::SkillFile(i) => self
+                .files
+                .get(i.to_native() as usize)
+                .is_some_and(|file| file.uri == uri),
+            ArchivedTarget::Directory(i) => self
+                .directories
+                .get(i.to_native() as usize)
+                .is_some_and(|directory| directory.uri == uri),
+        }
     }
 }

@@ -58,6 +58,18 @@ pub fn encode_segment(segment: &str) -> String {
     utf8_percent_encode(segment, SEGMENT).to_string()
 }
 
+/// Whether `encoded` is exactly `encode_segment(raw)`, without allocating.
+pub fn is_encoded_segment(encoded: &str, raw: &str) -> bool {
+    let mut rest = encoded;
+    for piece in utf8_percent_encode(raw, SEGMENT) {
+        match rest.strip_prefix(piece) {
+            Some(after) => rest = after,
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
 /// Encode a relative `/`-separated path segment by segment.
 pub fn encode_path(path: &str) -> String {
     path.split('/')

@@ -47,6 +47,15 @@ fn info_reports_counts_sizes_and_fingerprint() {
         Some(on_disk),
         "every byte of content is served"
     );
+    // The archive and the de-duplicated blob are embedded in the binary, nothing else of
+    // the catalog is.
+    let embedded = json["archive_bytes"].as_u64().unwrap() + json["blob_bytes"].as_u64().unwrap();
+    let binary = std::fs::metadata(common::builtin_binary()).unwrap().len();
+    assert!(json["archive_bytes"].as_u64().unwrap() > 0);
+    assert!(
+        embedded < binary,
+        "{embedded} embedded bytes in a {binary}-byte binary"
+    );
 }
 
 #[test]

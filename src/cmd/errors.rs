@@ -330,26 +330,33 @@ pub fn did_you_mean<'a>(
     let wanted_lower = wanted.to_lowercase();
     let wanted_chars = wanted_lower.chars().count();
     let max_distance = (wanted_chars / 3).clamp(1, 3);
-    let mut scored: Vec<(usize, usize, &str)> = known
-        .into_iter()
-        .filter_map(|candidate| {
-            let lower = candidate.to_lowercase();
-            let gap = wanted_chars.abs_diff(lower.chars().count());
-            // One a prefix of the other: the edit distance is the length difference.
-            if !wanted_lower.is_empty()
-                && (lower.starts_with(&wanted_lower) || wanted_lower.starts_with(&lower))
-            {
-                return Some((0, gap, candidate));
-            }
-            // The distance is at least the length difference: skip the quadratic
-            // comparison when that alone rules a candidate out (hostile input can be long).
-            if gap > max_distance {
-                return None;
-            }
-            let distance = strsim::levenshtein(&wanted_lower, &lower);
-            (distance <= max_distance).then_some((1, distance, candidate))
-        })
-        .collect();
+    let mut scored: Vec<(usize, usize, &str)> = Vec::new();
+    for candidate in known {
+        // Ids are mostly lowercase already: compare them as they are, without a copy.
+        let lower: std::borrow::Cow<str> =
+            if candidate.is_ascii() && !candidate.bytes().any(|b| b.is_ascii_uppercase()) {
+                candidate.into()
+            } else {
+                candidate.to_lowercase().into()
+            };
+        let gap = wanted_chars.abs_diff(lower.chars().count());
+        // One a prefix of the other: the edit distance is the length difference.
+        if !wanted_lower.is_empty()
+            && (lower.starts_with(&wanted_lower) || wanted_lower.starts_with(&*lower))
+        {
+            scored.push((0, gap, candidate));
+            continue;
+        }
+        // The distance is at least the length difference: skip the quadratic
+        // comparison when that alone rules a candidate out (hostile input can be long).
+        if gap > max_distance {
+            continue;
+        }
+        let distance = strsim::levenshtein(&wanted_lower, &lower);
+        if distance <= max_distance {
+            scored.push((1, distance, candidate));
+        }
+    }
     scored.sort();
     scored.dedup_by(|a, b| a.2 == b.2);
     scored
@@ -357,6 +364,37 @@ pub fn did_you_mean<'a>(
         .take(limit)
         .map(|(_, _, c)| c.to_owned())
         .collect()
+}
+
+/// Lists up to this long are searched whole for did-you-mean candidates.
+pub const FULL_SCAN: usize = 64;
+
+/// [`did_you_mean`] over a list sorted by `key`, with bounded work: a list of up to
+/// [`FULL_SCAN`] entries is searched whole; a longer one only around where `wanted` would
+/// sort (`FULL_SCAN` entries), which holds every prefix match and the entries that share
+/// its beginning — where most typos land. An error answer must not cost time in proportion
+/// to the catalog: a client repeating a wrong URI would otherwise stall the server, and a
+/// 10,000-document catalog made each miss cost milliseconds.
+pub fn did_you_mean_sorted<'a, T>(
+    wanted: &str,
+    sorted: &'a [T],
+    key: impl Fn(&T) -> &str,
+    limit: usize,
+) -> Vec<String> {
+    if sorted.len() <= FULL_SCAN {
+        return did_you_mean(wanted, sorted.iter().map(|entry| key(entry)), limit);
+    }
+    let at = sorted.partition_point(|entry| key(entry) < wanted);
+    let start = at
+        .saturating_sub(FULL_SCAN / 2)
+        .min(sorted.len() - FULL_SCAN);
+    did_you_mean(
+        wanted,
+        sorted[start..start + FULL_SCAN]
+            .iter()
+            .map(|entry| key(entry)),
+        limit,
+    )
 }
 
 #[cfg(test)]
@@ -369,5 +407,27 @@ mod tests {
         assert_eq!(did_you_mean("pdg", known, 3), ["pdf"]);
         assert_eq!(did_you_mean("skill", known, 3), ["skill-creator"]);
         assert!(did_you_mean("zzzzzzzz", known, 3).is_empty());
+        assert_eq!(did_you_mean("PDG", ["PDF", "Pptx"], 3), ["PDF"]);
+    }
+
+    #[test]
+    fn sorted_lists_are_searched_near_the_wanted_id() {
+        let small = ["alpha", "beta", "gamma"];
+        assert_eq!(did_you_mean_sorted("betta", &small, |s| s, 3), ["beta"]);
+        let ids: Vec<String> = (0..10_000).map(|i| format!("skill-{i:05}")).collect();
+        // Prefix matches and close ids, found without scanning all 10,000.
+        assert_eq!(
+            did_you_mean_sorted("skill-0421", &ids, |s| s.as_str(), 3),
+            ["skill-04210", "skill-04211", "skill-04212"]
+        );
+        assert_eq!(
+            did_you_mean_sorted("skill-09998x", &ids, |s| s.as_str(), 1),
+            ["skill-09998"]
+        );
+        assert_eq!(
+            did_you_mean_sorted("skill-00001", &ids, |s| s.as_str(), 1),
+            ["skill-00001"]
+        );
+        assert!(did_you_mean_sorted("zzz", &ids, |s| s.as_str(), 3).is_empty());
     }
 }

@@ -2,9 +2,9 @@
 //! canonical spelling costs one hash probe), then parsing and canonicalisation, and when
 //! nothing matches, an error that says precisely what is missing and what exists instead.
 
-use super::errors::{CatalogError, Code, Repair, did_you_mean};
+use super::errors::{CatalogError, Code, FULL_SCAN, Repair, did_you_mean, did_you_mean_sorted};
 use crate::catalog::Catalog;
-use crate::model::{ArchivedDocument, ArchivedHeading, ArchivedTarget, Target};
+use crate::model::{ArchivedDocument, ArchivedHeading, ArchivedSkill, ArchivedTarget, Target};
 use crate::uri::{self, Family, UriError};
 
 /// How many did-you-mean candidates an error carries.
@@ -114,7 +114,8 @@ fn attach_anchor(
     }
 }
 
-fn native(target: &ArchivedTarget) -> Target {
+/// The plain-data form of an archived target.
+pub fn native(target: &ArchivedTarget) -> Target {
     match target {
         ArchivedTarget::Capabilities => Target::Capabilities,
         ArchivedTarget::SkillsIndex => Target::SkillsIndex,
@@ -206,11 +207,7 @@ pub fn skill_not_found(
     family: &Family,
     skill_id: &str,
 ) -> CatalogError {
-    let candidates = did_you_mean(
-        skill_id,
-        catalog.skills().iter().map(|s| s.id.as_str()),
-        CANDIDATES,
-    );
+    let candidates = did_you_mean_sorted(skill_id, catalog.skills(), |s| s.id.as_str(), CANDIDATES);
     let repair = candidates
         .first()
         .and_then(|best| corrected_skill_uri(catalog, family, best))
@@ -297,17 +294,20 @@ fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>)
         }
         Family::Doc { path } => {
             let name = path.rsplit('/').next().unwrap_or(path);
-            let docs = catalog
-                .documents()
-                .iter()
-                .filter(|d| d.kind == crate::model::ArchivedDocKind::Doc);
+            // Docs come last among the documents, sorted by path.
+            let documents = catalog.documents();
+            let first_doc =
+                documents.partition_point(|d| d.kind != crate::model::ArchivedDocKind::Doc);
+            let docs = &documents[first_doc..];
+            // The same file name in another folder (a cheap comparison per doc)...
             let mut candidates: Vec<String> = docs
-                .clone()
+                .iter()
                 .filter(|d| d.path.as_str().rsplit('/').next() == Some(name))
                 .map(|d| d.path.as_str().to_owned())
                 .take(CANDIDATES)
                 .collect();
-            for c in did_you_mean(path, docs.map(|d| d.path.as_str()), CANDIDATES) {
+            // ...then paths that look alike.
+            for c in did_you_mean_sorted(path, docs, |d| d.path.as_str(), CANDIDATES) {
                 if candidates.len() < CANDIDATES && !candidates.contains(&c) {
                     candidates.push(c);
                 }
@@ -333,12 +333,14 @@ fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>)
 }
 
 fn skill_path_not_found(catalog: &Catalog, raw: &str, path: &str) -> CatalogError {
-    // The longest skill folder that contains the path, if any.
-    let skill = catalog
-        .skills()
-        .iter()
-        .filter(|s| path == s.path.as_str() || path.starts_with(&format!("{}/", s.path)))
-        .max_by_key(|s| s.path.len());
+    // The longest skill folder that contains the path, if any: a skill folder's last
+    // segment is its id, so each ancestor costs one lookup.
+    let skill = std::iter::successors(Some(path), |p| p.rsplit_once('/').map(|(parent, _)| parent))
+        .find_map(|folder| {
+            let id = folder.rsplit('/').next().unwrap_or(folder);
+            let skill = catalog.skill(catalog.skill_by_id(id)?);
+            (skill.path.as_str() == folder).then_some(skill)
+        });
     match skill {
         None => {
             let candidates = skill_path_candidates(catalog, path);
@@ -474,8 +476,29 @@ fn doc_repair(catalog: &Catalog, path: &str, best: Option<&String>) -> Repair {
 /// `skill://agent-friendly-mcp/references/tools.md`), or their `SKILL.md` when the rest
 /// of the path does not exist there.
 fn skill_path_candidates(catalog: &Catalog, path: &str) -> Vec<String> {
+    // Every skill is scored in a small catalog; in a large one only the skills whose id is
+    // close to a segment of the path, so that a miss costs the same at any size.
+    let skills = catalog.skills();
+    let scanned: Vec<&ArchivedSkill> = if skills.len() <= FULL_SCAN {
+        skills.iter().collect()
+    } else {
+        let mut near = std::collections::BTreeSet::new();
+        for segment in path.split('/').take(8) {
+            let segment = segment.to_lowercase();
+            near.extend(did_you_mean_sorted(
+                &segment,
+                skills,
+                |s| s.id.as_str(),
+                CANDIDATES,
+            ));
+        }
+        near.iter()
+            .filter_map(|id| catalog.skill_by_id(id))
+            .map(|i| catalog.skill(i))
+            .collect()
+    };
     let mut scored: Vec<(usize, &str, String)> = Vec::new();
-    for skill in catalog.skills() {
+    for skill in scanned {
         let depth = skill.path.as_str().split('/').count();
         let mut segments = path.splitn(depth + 1, '/');
         let head: Vec<&str> = segments.by_ref().take(depth).collect();

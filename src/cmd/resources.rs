@@ -169,10 +169,11 @@ pub fn read(catalog: &Catalog, raw: &str) -> Result<ReadResourceResult, CatalogE
         } => {
             let file = &catalog.files()[i as usize];
             let bytes = catalog.bytes(&file.content);
-            let contents = if file.is_text {
-                ResourceContents::text(String::from_utf8_lossy(bytes), file.uri.as_str())
-            } else {
-                ResourceContents::blob(BASE64.encode(bytes), file.uri.as_str())
+            // `is_text` files were checked to be UTF-8 when compiled; `from_utf8` confirms it
+            // several times faster than `from_utf8_lossy`, which decodes char by char.
+            let contents = match std::str::from_utf8(bytes) {
+                Ok(text) if file.is_text => ResourceContents::text(text, file.uri.as_str()),
+                _ => ResourceContents::blob(BASE64.encode(bytes), file.uri.as_str()),
             };
             let contents = contents.with_mime_type(file.mime_type.as_str());
             // A SKILL.md or reference read by its skill:// URI carries the same outline
@@ -180,9 +181,7 @@ pub fn read(catalog: &Catalog, raw: &str) -> Result<ReadResourceResult, CatalogE
             match file.document.as_ref() {
                 Some(d) => {
                     let document = catalog.document(d.to_native());
-                    let value: Value =
-                        serde_json::from_str(&document.meta_json).unwrap_or(Value::Null);
-                    contents.with_meta(meta(META_DOCUMENT, value))
+                    contents.with_meta(meta(META_DOCUMENT, document_meta(document)))
                 }
                 None => contents,
             }
@@ -223,10 +222,76 @@ fn meta(key: &str, value: Value) -> MetaObject {
 }
 
 fn document_contents(catalog: &Catalog, document: &ArchivedDocument) -> ResourceContents {
-    let value: Value = serde_json::from_str(&document.meta_json).unwrap_or(Value::Null);
     ResourceContents::text(catalog.text(document), document.uri.as_str())
         .with_mime_type(MARKDOWN)
-        .with_meta(meta(META_DOCUMENT, value))
+        .with_meta(meta(META_DOCUMENT, document_meta(document)))
+}
+
+/// `_meta["io.skillpack/document"]` of a document: version, outline, chunk catalog, links.
+///
+/// Built from the archived outline, chunks and links on each read rather than stored as
+/// pre-rendered JSON: rmcp's `_meta` is a `serde_json` map, so stored JSON would have to
+/// be parsed back into values on every read anyway — slower than building them, and it
+/// would double the archive (the structured data is needed for chunks and sections).
+pub fn document_meta(document: &ArchivedDocument) -> Value {
+    let doc_uri = document.uri.as_str();
+    let outline = document
+        .outline
+        .iter()
+        .map(|h| {
+            object([
+                ("level", h.level.into()),
+                ("text", h.text.as_str().into()),
+                ("anchor", h.anchor.as_str().into()),
+                ("uri", uri::anchor(doc_uri, &h.anchor).into()),
+                ("start", h.start.to_native().into()),
+                ("end", h.end.to_native().into()),
+            ])
+        })
+        .collect();
+    let chunks = document
+        .chunks
+        .iter()
+        .map(|c| {
+            object([
+                ("id", c.id.as_str().into()),
+                ("uri", uri::chunk(doc_uri, &c.id).into()),
+                ("heading", c.heading.as_str().into()),
+                ("size", (c.end.to_native() - c.start.to_native()).into()),
+            ])
+        })
+        .collect();
+    let links = document
+        .links
+        .iter()
+        .map(|l| {
+            object([
+                ("text", l.text.as_str().into()),
+                ("href", l.href.as_str().into()),
+                ("uri", l.uri.as_str().into()),
+            ])
+        })
+        .collect();
+    object([
+        ("uri", doc_uri.into()),
+        ("title", document.title.as_str().into()),
+        ("version", document.version.as_str().into()),
+        ("size", document.content.len.to_native().into()),
+        ("outline", Value::Array(outline)),
+        ("chunks", Value::Array(chunks)),
+        ("links", Value::Array(links)),
+    ])
+}
+
+/// A JSON object with these fields in this order. Built directly rather than with `json!`,
+/// which would re-serialise (deep-copy) every nested `Value` it is given; documents with
+/// long outlines are read often enough for that to show.
+fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    let mut map = Map::with_capacity(N);
+    for (key, value) in fields {
+        map.insert(key.to_owned(), value);
+    }
+    Value::Object(map)
 }
 
 fn chunk_contents(

@@ -19,7 +19,7 @@ use rmcp::model::{
 use serde_json::{Map, json};
 
 use super::cursor;
-use super::errors::{CatalogError, Code, Repair, did_you_mean};
+use super::errors::{CatalogError, Code, Repair, did_you_mean_sorted};
 use super::lookup::{self, CANDIDATES, Resolved};
 use crate::catalog::Catalog;
 use crate::contract::{DIRECTORY_PAGE_SIZE, META_SKILL, SKILLS_PAGE_FILES, SKILLS_PAGE_SIZE};
@@ -173,15 +173,11 @@ fn unknown_skill(catalog: &Catalog, raw: &str) -> CatalogError {
         .strip_suffix(SKILL_MD)
         .and_then(|folder| folder.rsplit('/').next())
         .unwrap_or(raw);
-    let candidates = did_you_mean(
-        wanted,
-        catalog.skills().iter().map(|s| s.id.as_str()),
-        CANDIDATES,
-    )
-    .into_iter()
-    .filter_map(|id| catalog.skill_by_id(&id))
-    .map(|i| catalog.skill(i).skill_md_uri.as_str().to_owned())
-    .collect();
+    let candidates = did_you_mean_sorted(wanted, catalog.skills(), |s| s.id.as_str(), CANDIDATES)
+        .into_iter()
+        .filter_map(|id| catalog.skill_by_id(&id))
+        .map(|i| catalog.skill(i).skill_md_uri.as_str().to_owned())
+        .collect();
     CatalogError::new(
         Code::SkillNotFound,
         format!("No skill is served at {}.", uri::shorten(raw)),
@@ -298,9 +294,10 @@ fn not_a_directory(catalog: &Catalog, raw: &str, message: String) -> CatalogErro
     CatalogError::new(Code::NotADirectory, message)
         .field("uri", raw)
         .reason("resources/directory/read lists a skill folder: skill://<skill-path> or one of its sub-folders, without a trailing slash")
-        .candidates(did_you_mean(
+        .candidates(did_you_mean_sorted(
             raw,
-            directories.iter().map(|d| d.uri.as_str()),
+            directories.as_slice(),
+            |d| d.uri.as_str(),
             CANDIDATES,
         ))
         .repair(Repair {

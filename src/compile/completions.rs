@@ -73,7 +73,6 @@ mod tests {
             outline: Vec::new(),
             chunks: Vec::new(),
             links: Vec::new(),
-            meta_json: String::new(),
         }
     }
 

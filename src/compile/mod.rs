@@ -35,7 +35,7 @@ pub use diag::{Diagnostic, Report, Severity};
 
 use crate::model::{
     CONTRACT_VERSION, Catalog, Directory, DirectoryChild, DocKind, Document, Reference, Skill,
-    SkillFile, Span, Target, Totals, UriEntry, UriIndex,
+    SkillFile, Span, Target, Totals, UriIndex,
 };
 use crate::uri;
 use links::{Resolution, RootKind, Targets};
@@ -57,11 +57,14 @@ pub struct Output {
 impl Output {
     /// The catalog as the archive the server reads in place.
     pub fn catalog_bytes(&self) -> Vec<u8> {
-        rkyv::to_bytes::<rkyv::rancor::Error>(&self.catalog)
-            .map(|bytes| bytes.into_vec())
-            .unwrap_or_else(|error| {
-                unreachable!("serializing plain owned data cannot fail: {error}")
-            })
+        self.archive().into_vec()
+    }
+
+    /// The archive in a buffer aligned for reading it in place.
+    pub fn archive(&self) -> rkyv::util::AlignedVec {
+        rkyv::to_bytes::<rkyv::rancor::Error>(&self.catalog).unwrap_or_else(|error| {
+            unreachable!("serializing plain owned data cannot fail: {error}")
+        })
     }
 }
 
@@ -111,8 +114,13 @@ pub fn compile(config: &Config) -> Result<Output, Report> {
             );
         }
     }
+    let sizes = layout.sizes(&skill_files);
     for source in &sources {
-        check_limits(&config.skills, &skill_files, source, &mut report);
+        let (count, bytes) = layout
+            .dir_index
+            .get(&source.dir)
+            .map_or((0, 0), |&i| sizes[i]);
+        check_limits(&config.skills, source, count, bytes, &mut report);
     }
 
     // Documents: skill documents and references first, in skill order, then docs.
@@ -186,18 +194,14 @@ pub fn compile(config: &Config) -> Result<Output, Report> {
     Ok(output)
 }
 
+/// `count` files and `bytes` bytes are under the skill's folder, nested skills included.
 fn check_limits(
     root: &walk::Root,
-    files: &[SourceFile],
     source: &SkillSource,
+    count: usize,
+    bytes: u64,
     report: &mut Report,
 ) {
-    let (count, bytes) = files
-        .iter()
-        .filter(|f| skills::is_under(&f.rel, &source.dir))
-        .fold((0usize, 0u64), |(n, b), f| {
-            (n + 1, b + f.bytes.len() as u64)
-        });
     let shown = root.display(&format!("{}/SKILL.md", source.dir));
     if count > skills::MAX_SKILL_FILES {
         report.error(
@@ -566,7 +570,6 @@ fn bake(
             outline: work.outline,
             chunks: work.chunks,
             links: work.links,
-            meta_json: String::new(),
         });
     }
 
@@ -637,9 +640,6 @@ fn bake(
         totals,
         completions: Default::default(),
     };
-    for i in 0..catalog.documents.len() {
-        catalog.documents[i].meta_json = render::document_meta(&catalog.documents[i]);
-    }
     for i in 0..catalog.skills.len() {
         catalog.skills[i].record_json = render::skill_record(&catalog, &catalog.skills[i]);
     }
@@ -657,47 +657,47 @@ fn bake(
 }
 
 /// Every directory at or under a skill root, with its direct children.
+///
+/// Linear in the number of files: each file contributes its ancestors up to the outermost
+/// skill folder holding it, and children are grouped by parent in one pass.
 fn directories(sources: &[SkillSource], files: &[SkillFile]) -> Vec<Directory> {
-    let mut dirs: BTreeSet<String> = BTreeSet::new();
-    for source in sources {
-        dirs.insert(source.dir.clone());
-        for f in files {
-            if !skills::is_under(&f.path, &source.dir) {
-                continue;
-            }
-            let mut parent = skills::split_dir(&f.path).0;
-            while parent.len() > source.dir.len() {
-                dirs.insert(parent.to_owned());
-                parent = skills::split_dir(parent).0;
-            }
+    let roots: HashSet<&str> = sources.iter().map(|s| s.dir.as_str()).collect();
+    let mut dirs: BTreeSet<&str> = roots.iter().copied().collect();
+    for f in files {
+        let ancestors: Vec<&str> = std::iter::successors(Some(skills::split_dir(&f.path).0), |d| {
+            (!d.is_empty()).then(|| skills::split_dir(d).0)
+        })
+        .take_while(|d| !d.is_empty())
+        .collect();
+        // Directories from the file's folder up to its outermost enclosing skill folder.
+        if let Some(outermost) = ancestors.iter().rposition(|d| roots.contains(d)) {
+            dirs.extend(&ancestors[..=outermost]);
         }
     }
-    let dirs: Vec<String> = dirs.into_iter().collect();
-    let mut by_uri: Vec<(String, &str)> = dirs
-        .iter()
-        .map(|d| (uri::skill_file(d), d.as_str()))
-        .collect();
+    let mut by_uri: Vec<(String, &str)> = dirs.iter().map(|d| (uri::skill_file(d), *d)).collect();
     by_uri.sort();
     let position: HashMap<&str, u32> = by_uri
         .iter()
         .enumerate()
         .map(|(i, (_, d))| (*d, i as u32))
         .collect();
+    let mut children: Vec<Vec<(&str, DirectoryChild)>> = vec![Vec::new(); by_uri.len()];
+    for (i, f) in files.iter().enumerate() {
+        if let Some(&parent) = position.get(skills::split_dir(&f.path).0) {
+            children[parent as usize].push((f.uri.as_str(), DirectoryChild::File(i as u32)));
+        }
+    }
+    for (sub_uri, sub) in &by_uri {
+        if let Some(&parent) = position.get(skills::split_dir(sub).0) {
+            children[parent as usize]
+                .push((sub_uri.as_str(), DirectoryChild::Directory(position[sub])));
+        }
+    }
     by_uri
         .iter()
-        .map(|(dir_uri, dir)| {
-            let mut children: Vec<(String, DirectoryChild)> = Vec::new();
-            for (i, f) in files.iter().enumerate() {
-                if skills::split_dir(&f.path).0 == *dir {
-                    children.push((f.uri.clone(), DirectoryChild::File(i as u32)));
-                }
-            }
-            for (sub_uri, sub) in &by_uri {
-                if skills::split_dir(sub).0 == *dir && *sub != *dir {
-                    children.push((sub_uri.clone(), DirectoryChild::Directory(position[sub])));
-                }
-            }
-            children.sort_by(|a, b| a.0.cmp(&b.0));
+        .zip(children)
+        .map(|((dir_uri, _), mut children)| {
+            children.sort_by(|a, b| a.0.cmp(b.0));
             Directory {
                 uri: dir_uri.clone(),
                 children: children.into_iter().map(|(_, c)| c).collect(),
@@ -721,65 +721,44 @@ fn fingerprint(config: &Config, hashes: &BTreeMap<String, blake3::Hash>) -> Stri
     format!("blake3:{}", hasher.finalize().to_hex())
 }
 
+/// Every exact URI the catalog answers, with its target, in a perfect-hash index.
 fn uri_index(catalog: &Catalog) -> UriIndex {
-    let mut entries: Vec<UriEntry> = vec![
-        UriEntry {
-            uri: uri::CAPABILITIES.to_owned(),
-            target: Target::Capabilities,
-        },
-        UriEntry {
-            uri: uri::SKILLS_INDEX.to_owned(),
-            target: Target::SkillsIndex,
-        },
-        UriEntry {
-            uri: uri::DOCS_INDEX.to_owned(),
-            target: Target::DocsIndex,
-        },
+    let mut entries: Vec<(String, Target)> = vec![
+        (uri::CAPABILITIES.to_owned(), Target::Capabilities),
+        (uri::SKILLS_INDEX.to_owned(), Target::SkillsIndex),
+        (uri::DOCS_INDEX.to_owned(), Target::DocsIndex),
     ];
     for (i, s) in catalog.skills.iter().enumerate() {
-        entries.push(UriEntry {
-            uri: uri::skill_record(&s.id),
-            target: Target::SkillRecord(i as u32),
-        });
+        entries.push((uri::skill_record(&s.id), Target::SkillRecord(i as u32)));
     }
     for (d, doc) in catalog.documents.iter().enumerate() {
-        entries.push(UriEntry {
-            uri: doc.uri.clone(),
-            target: Target::Document(d as u32),
-        });
+        entries.push((doc.uri.clone(), Target::Document(d as u32)));
         for (c, chunk) in doc.chunks.iter().enumerate() {
-            entries.push(UriEntry {
-                uri: uri::chunk(&doc.uri, &chunk.id),
-                target: Target::Chunk {
+            entries.push((
+                uri::chunk(&doc.uri, &chunk.id),
+                Target::Chunk {
                     document: d as u32,
                     chunk: c as u32,
                 },
-            });
+            ));
         }
     }
     for (i, f) in catalog.files.iter().enumerate() {
-        entries.push(UriEntry {
-            uri: f.uri.clone(),
-            target: Target::SkillFile(i as u32),
-        });
+        entries.push((f.uri.clone(), Target::SkillFile(i as u32)));
     }
     for (i, dir) in catalog.directories.iter().enumerate() {
-        entries.push(UriEntry {
-            uri: dir.uri.clone(),
-            target: Target::Directory(i as u32),
-        });
+        entries.push((dir.uri.clone(), Target::Directory(i as u32)));
     }
     // Unique by construction (distinct files, distinct ids per document); a duplicate would
     // make the generator search forever, so keep the first of any duplicate defensively.
     let mut seen = HashSet::new();
-    entries.retain(|e| seen.insert(e.uri.clone()));
+    entries.retain(|(uri, _)| seen.insert(uri.clone()));
 
-    let keys: Vec<&str> = entries.iter().map(|e| e.uri.as_str()).collect();
+    let keys: Vec<&str> = entries.iter().map(|(uri, _)| uri.as_str()).collect();
     let state = phf_generator::generate_hash(&keys);
     UriIndex {
         key: state.key,
         disps: state.disps.iter().flat_map(|&(a, b)| [a, b]).collect(),
-        slots: state.map.iter().map(|&i| i as u32).collect(),
-        entries,
+        targets: state.map.iter().map(|&i| entries[i].1).collect(),
     }
 }

@@ -1,10 +1,11 @@
 //! Pre-render the JSON the server would otherwise build per request: the capability
-//! summary, the skills and docs indexes, skill records and each document's `_meta`.
+//! summary, the skills and docs indexes and skill records, served verbatim. (A document's
+//! `_meta` is built per read from the archived outline: see `cmd::resources::document_meta`.)
 
 use serde_json::{Value, json};
 
 use crate::contract;
-use crate::model::{Catalog, DocKind, Document, Skill};
+use crate::model::{Catalog, DocKind, Skill};
 use crate::uri;
 
 pub fn short_fingerprint(fingerprint: &str) -> &str {
@@ -14,50 +15,6 @@ pub fn short_fingerprint(fingerprint: &str) -> &str {
 
 pub fn server_version(crate_version: &str, fingerprint: &str) -> String {
     format!("{crate_version}+{}", short_fingerprint(fingerprint))
-}
-
-pub fn document_meta(doc: &Document) -> String {
-    let outline: Vec<Value> = doc
-        .outline
-        .iter()
-        .map(|h| {
-            json!({
-                "level": h.level,
-                "text": h.text,
-                "anchor": h.anchor,
-                "uri": uri::anchor(&doc.uri, &h.anchor),
-                "start": h.start,
-                "end": h.end,
-            })
-        })
-        .collect();
-    let chunks: Vec<Value> = doc
-        .chunks
-        .iter()
-        .map(|c| {
-            json!({
-                "id": c.id,
-                "uri": uri::chunk(&doc.uri, &c.id),
-                "heading": c.heading,
-                "size": c.end - c.start,
-            })
-        })
-        .collect();
-    let links: Vec<Value> = doc
-        .links
-        .iter()
-        .map(|l| json!({"text": l.text, "href": l.href, "uri": l.uri}))
-        .collect();
-    json!({
-        "uri": doc.uri,
-        "title": doc.title,
-        "version": doc.version,
-        "size": doc.content.len,
-        "outline": outline,
-        "chunks": chunks,
-        "links": links,
-    })
-    .to_string()
 }
 
 fn reference_entries(catalog: &Catalog, skill: &Skill) -> Vec<Value> {

@@ -103,11 +103,51 @@ pub fn is_markdown(path: &str) -> bool {
 }
 
 /// Skill folder of every `SKILL.md`, and the innermost skill of every file.
+///
+/// Everything here is indexed so that the compile stays linear in the number of files:
+/// per-skill questions (its `SKILL.md`, its own files, a declared path) are answered by
+/// lookups, never by scanning every file of the catalog once per skill.
 pub struct Layout {
     /// Skill folders, sorted.
     pub dirs: Vec<String>,
     /// For each file: index into `dirs` of its innermost skill, if any.
     pub owner: Vec<Option<usize>>,
+    /// For each skill folder: index of its `SKILL.md` in the files.
+    pub skill_md: Vec<usize>,
+    /// For each skill folder: the files whose innermost skill it is, in file order.
+    pub members: Vec<Vec<usize>>,
+    /// Skill folder → index into `dirs`.
+    pub dir_index: HashMap<String, usize>,
+    /// File path relative to the root → index into the files.
+    pub file_index: HashMap<String, usize>,
+}
+
+impl Layout {
+    /// Skill folders that contain `rel`, innermost first.
+    pub fn enclosing<'a>(&'a self, rel: &'a str) -> impl Iterator<Item = usize> + 'a {
+        let mut path = rel;
+        std::iter::from_fn(move || {
+            loop {
+                let (parent, _) = path.rsplit_once('/')?;
+                path = parent;
+                if let Some(&i) = self.dir_index.get(parent) {
+                    return Some(i);
+                }
+            }
+        })
+    }
+
+    /// Number of files and bytes under each skill folder, nested skills' files included.
+    pub fn sizes(&self, files: &[SourceFile]) -> Vec<(usize, u64)> {
+        let mut sizes = vec![(0usize, 0u64); self.dirs.len()];
+        for file in files {
+            for i in self.enclosing(&file.rel) {
+                sizes[i].0 += 1;
+                sizes[i].1 += file.bytes.len() as u64;
+            }
+        }
+        sizes
+    }
 }
 
 pub fn layout(root: &Root, files: &[SourceFile], report: &mut Report) -> Layout {
@@ -137,17 +177,33 @@ pub fn layout(root: &Root, files: &[SourceFile], report: &mut Report) -> Layout 
         }
     }
     dirs.sort();
-    let owner = files
-        .iter()
-        .map(|file| {
-            dirs.iter()
-                .enumerate()
-                .filter(|(_, dir)| is_under(&file.rel, dir))
-                .max_by_key(|(_, dir)| dir.len())
-                .map(|(i, _)| i)
-        })
-        .collect::<Vec<_>>();
-    for (file, owner) in files.iter().zip(&owner) {
+    let mut layout = Layout {
+        dir_index: dirs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.clone(), i))
+            .collect(),
+        file_index: files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.rel.clone(), i))
+            .collect(),
+        skill_md: vec![usize::MAX; dirs.len()],
+        members: vec![Vec::new(); dirs.len()],
+        owner: Vec::with_capacity(files.len()),
+        dirs,
+    };
+    for (index, file) in files.iter().enumerate() {
+        let owner = layout.enclosing(&file.rel).next();
+        if let Some(owner) = owner {
+            layout.members[owner].push(index);
+            if split_dir(&file.rel).1 == SKILL_MD {
+                layout.skill_md[owner] = index;
+            }
+        }
+        layout.owner.push(owner);
+    }
+    for (file, owner) in files.iter().zip(&layout.owner) {
         if owner.is_none() {
             report.warning(
                 root.display(&file.rel),
@@ -157,7 +213,7 @@ pub fn layout(root: &Root, files: &[SourceFile], report: &mut Report) -> Layout 
             );
         }
     }
-    Layout { dirs, owner }
+    layout
 }
 
 pub fn is_under(path: &str, dir: &str) -> bool {
@@ -179,7 +235,7 @@ pub fn load(
 ) -> Option<SkillSource> {
     let dir = &layout.dirs[skill];
     let skill_md_rel = format!("{dir}/{SKILL_MD}");
-    let skill_md = files.iter().position(|f| f.rel == skill_md_rel)?;
+    let skill_md = *layout.skill_md.get(skill).filter(|&&i| i < files.len())?;
     let shown = root.display(&skill_md_rel);
     let (_, folder) = split_dir(dir);
 
@@ -523,7 +579,7 @@ fn references(
                 let clean = path.trim().trim_start_matches("./");
                 let target = format!("{dir}/{clean}");
                 let hidden = clean.split('/').any(|s| s.starts_with('.'));
-                let index = files.iter().position(|f| f.rel == target);
+                let index = layout.file_index.get(&target).copied();
                 match index {
                     _ if clean.starts_with('/')
                         || clean.split('/').any(|s| s == ".." || s.is_empty())
@@ -615,9 +671,9 @@ fn references(
     let mut all: BTreeMap<String, usize> = declared.clone();
     let mut origin: HashMap<String, usize> =
         declared.iter().map(|(k, v)| (k.clone(), *v)).collect();
-    for (i, file) in files.iter().enumerate() {
-        if layout.owner[i] != Some(skill)
-            || declared_files.contains_key(&i)
+    for &i in &layout.members[skill] {
+        let file = &files[i];
+        if declared_files.contains_key(&i)
             || !is_markdown(&file.rel)
             || file.rel == format!("{dir}/{SKILL_MD}")
         {
