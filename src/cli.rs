@@ -167,6 +167,9 @@ fn serve(catalog: Catalog, args: ServeArgs) -> ExitCode {
 fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
     let archive = catalog.archive();
     let t = &archive.totals;
+    let (sandbox, verified) = crate::sandbox::probe();
+    let mut sandbox_json = sandbox.to_json();
+    sandbox_json["verified"] = json!(verified);
     let summary = json!({
         "name": catalog.name(),
         "version": SERVER_VERSION,
@@ -181,6 +184,7 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
         "content_bytes": t.content_bytes.to_native(),
         "blob_bytes": t.blob_bytes.to_native(),
         "uris": archive.uri_index.entries.len(),
+        "sandbox": sandbox_json,
     });
     if as_json {
         println!("{summary:#}");
@@ -203,6 +207,15 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
             t.content_bytes, t.blob_bytes
         );
         println!("uris:         {}", archive.uri_index.entries.len());
+        println!(
+            "sandbox:      {}{}",
+            sandbox.describe(),
+            match verified {
+                Some(true) => " (checked now: a restricted thread could not open a file)",
+                Some(false) => " (checked now: A RESTRICTED THREAD COULD STILL OPEN A FILE)",
+                None => "",
+            }
+        );
     }
     ExitCode::SUCCESS
 }
