@@ -104,17 +104,36 @@ fn free_id(candidate: &str, used: &mut HashSet<String>) -> String {
 }
 
 fn heading_at(outline: &[Heading], offset: usize) -> Option<&str> {
-    outline
-        .iter()
-        .rev()
-        .find(|h| h.start as usize <= offset)
-        .map(|h| h.text.as_str())
+    // The outline is in document order: binary search, or a document with a million
+    // headings inside one oversized section is quadratic.
+    let i = outline.partition_point(|h| h.start as usize <= offset);
+    i.checked_sub(1).map(|i| outline[i].text.as_str())
+}
+
+/// The code block that strictly contains `p` (`start < p < end`). Code blocks are in
+/// document order and never overlap, so a binary search finds it: cutting a section with
+/// a million code blocks must not test every block at every line.
+fn code_around(code_blocks: &[Range<usize>], p: usize) -> Option<&Range<usize>> {
+    let i = code_blocks.partition_point(|c| c.start < p);
+    i.checked_sub(1)
+        .map(|i| &code_blocks[i])
+        .filter(|c| p < c.end)
+}
+
+/// The code block that `p` is in, counting its first byte (`start <= p < end`).
+fn code_at(code_blocks: &[Range<usize>], p: usize) -> Option<&Range<usize>> {
+    let i = code_blocks.partition_point(|c| c.start <= p);
+    i.checked_sub(1)
+        .map(|i| &code_blocks[i])
+        .filter(|c| p < c.end)
 }
 
 fn split(input: &Input<'_>, start: usize, end: usize) -> Vec<Range<usize>> {
     let text = input.text;
     let max = input.max_bytes.max(1);
-    let inside_code = |p: usize| input.code_blocks.iter().any(|c| c.start < p && p < c.end);
+    let code = input.code_blocks;
+    debug_assert!(code.windows(2).all(|w| w[0].end <= w[1].start));
+    debug_assert!(input.block_starts.is_sorted());
     let mut parts = Vec::new();
     let mut cur = start;
     while end - cur > max {
@@ -123,36 +142,35 @@ fn split(input: &Input<'_>, start: usize, end: usize) -> Vec<Range<usize>> {
             limit -= 1;
         }
         // 1. The last top-level block boundary that fits.
-        let block = input
-            .block_starts
-            .iter()
-            .copied()
-            .filter(|&b| b > cur && b <= limit)
-            .max();
-        // 2. Else the last line boundary that fits and is not inside a code block.
+        let block = {
+            let i = input.block_starts.partition_point(|&b| b <= limit);
+            i.checked_sub(1)
+                .map(|i| input.block_starts[i])
+                .filter(|&b| b > cur)
+        };
+        // 2. Else the last line boundary that fits and is not inside a code block,
+        //    searched backwards, jumping over code blocks whole.
         let line = || {
-            text[cur..limit]
-                .match_indices('\n')
-                .map(|(i, _)| cur + i + 1)
-                .filter(|&p| p < end && !inside_code(p))
-                .max()
+            let mut hi = limit;
+            while hi > cur {
+                let p = cur + text[cur..hi].rfind('\n')? + 1;
+                match code_around(code, p) {
+                    None if p < end => return Some(p),
+                    None => hi = p - 1,
+                    Some(block) => hi = block.start,
+                }
+            }
+            None
         };
         let cut = block.or_else(line).unwrap_or_else(|| {
             // 3. Nothing fits: a code block runs past the limit, or one line is longer than it.
-            match input
-                .code_blocks
-                .iter()
-                .find(|c| c.start <= cur && cur < c.end)
-            {
-                Some(code) => code.end.min(end),
-                None => {
-                    let p = limit;
-                    match input.code_blocks.iter().find(|c| c.start < p && p < c.end) {
-                        Some(code) if code.start > cur => code.start,
-                        Some(code) => code.end.min(end),
-                        None => p,
-                    }
-                }
+            match code_at(code, cur) {
+                Some(block) => block.end.min(end),
+                None => match code_around(code, limit) {
+                    Some(block) if block.start > cur => block.start,
+                    Some(block) => block.end.min(end),
+                    None => limit,
+                },
             }
         });
         let cut = if cut > cur {
