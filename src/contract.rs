@@ -15,11 +15,21 @@ pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
 /// Page size of `resources/list` (native `nextCursor` pagination past it).
 pub const RESOURCES_PAGE_SIZE: usize = 100;
 
+/// `skills/list` pages hold at most this many skills…
+pub const SKILLS_PAGE_SIZE: usize = 100;
+/// …and stop before their manifests exceed this many file entries in total (a page always
+/// holds at least one skill, and a skill is never split across pages), so that one page
+/// stays a few hundred kilobytes however large the skills are.
+pub const SKILLS_PAGE_FILES: usize = 2000;
+/// Page size of `resources/directory/read`.
+pub const DIRECTORY_PAGE_SIZE: usize = 100;
+
 /// Namespace of skillpack's `_meta` keys.
 pub const META_DOCUMENT: &str = "io.skillpack/document";
 pub const META_CHUNK: &str = "io.skillpack/chunk";
 pub const META_SECTION: &str = "io.skillpack/section";
 pub const META_RESOURCE: &str = "io.skillpack/resource";
+pub const META_SKILL: &str = "io.skillpack/skill";
 
 pub struct Template {
     pub uri_template: &'static str,
@@ -125,6 +135,10 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         meaning: "The skill has no file at that skill:// path; skills/get or the skill record lists its files.",
     },
     ErrorCode {
+        code: "not_a_directory",
+        meaning: "resources/directory/read of a URI that is not a skill directory (a file, or nothing); directory URIs are skill://<skill-path>[/<folder>] without a trailing slash.",
+    },
+    ErrorCode {
         code: "chunk_not_found",
         meaning: "The document has no chunk with that id; its _meta chunk catalog lists them.",
     },
@@ -149,3 +163,60 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         meaning: "A pagination cursor was not issued by this binary for this listing; restart without it.",
     },
 ];
+
+/// The tools (the fallback for clients that handle resources poorly). The capability
+/// summary lists them; `cmd::tools::TOOLS` implements exactly these (a test checks).
+pub struct ToolSummary {
+    pub name: &'static str,
+    pub purpose: &'static str,
+}
+
+pub const TOOL_LIST: &str = "catalog_list";
+pub const TOOL_READ: &str = "catalog_read";
+
+pub const TOOLS: &[ToolSummary] = &[
+    ToolSummary {
+        name: TOOL_LIST,
+        purpose: "List skills (default) or docs, one compact record each, filtered by tag or prefix; house pagination has_more/next_cursor.",
+    },
+    ToolSummary {
+        name: TOOL_READ,
+        purpose: "Read any catalog URI (also skill://…). Default detail \"summary\": outline, first chunk and chunk catalog; chunk_id reads one chunk; detail \"full\" the whole body.",
+    },
+];
+
+/// The built-in prompts. Every skill is also a prompt named after its id, so a skill may
+/// not be named like one of these (`compile::skills::RESERVED_PROMPT_NAMES`).
+pub struct PromptSummary {
+    pub name: &'static str,
+    pub purpose: &'static str,
+}
+
+pub const PROMPT_ORIENT: &str = "orient";
+pub const PROMPT_USE_SKILL: &str = "use-skill";
+
+pub const PROMPTS: &[PromptSummary] = &[
+    PromptSummary {
+        name: PROMPT_ORIENT,
+        purpose: "Overview of the catalog and where to start; optional `topic` narrows it.",
+    },
+    PromptSummary {
+        name: PROMPT_USE_SKILL,
+        purpose: "`skill_id` (completed): the skill's SKILL.md embedded, with the instruction to follow it.",
+    },
+];
+
+/// Default page size of `catalog_list`, and its maximum.
+pub const LIST_DEFAULT_LIMIT: usize = 25;
+pub const LIST_MAX_LIMIT: usize = 100;
+
+/// Budgets of `catalog_read`'s default `summary` (bytes of JSON): the text, the outline and
+/// the chunk catalog (plus a skill's references and the links, 4.5 KB together), so the
+/// whole answer stays near 20 KB (about 5k tokens) whatever the document's size.
+pub const SUMMARY_TEXT_BYTES: usize = 8 * 1024;
+pub const SUMMARY_OUTLINE_BYTES: usize = 4 * 1024;
+pub const SUMMARY_CHUNKS_BYTES: usize = 5 * 1024;
+
+/// `_meta["anthropic/maxResultSizeChars"]` on every tool: Claude Code's ceiling, so that a
+/// deliberate `detail: "full"` is not cut at its default 25k-token limit.
+pub const MAX_RESULT_SIZE_CHARS: u64 = 500_000;

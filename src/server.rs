@@ -3,9 +3,13 @@
 //! cache hints per protocol version).
 
 use rmcp::model::{
-    CacheScope, CustomRequest, CustomResult, ErrorCode, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse,
+    GetSkillRequestParams, GetSkillResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, PromptsCapability, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, Tool, ToolsCapability,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -19,11 +23,25 @@ use crate::uri;
 pub struct SkillpackServer {
     catalog: Catalog,
     info: ServerConfig,
+    /// `tools/list`, built once: definitions name real ids of the catalog in examples.
+    tools: std::sync::Arc<Vec<Tool>>,
 }
 
 impl SkillpackServer {
     pub fn new(catalog: Catalog) -> Self {
-        let capabilities = ServerCapabilities::builder().enable_resources().build();
+        // Content never changes inside one binary: no list-changed notifications.
+        let mut tools = ToolsCapability::default();
+        tools.list_changed = Some(false);
+        let mut prompts = PromptsCapability::default();
+        prompts.list_changed = Some(false);
+        let capabilities = ServerCapabilities::builder()
+            .enable_completions()
+            .enable_prompts_with(prompts)
+            .enable_resources()
+            .enable_tools_with(tools)
+            // SEP-2640: skills/list, skills/get and resources/directory/read (cmd::skills).
+            .enable_skills_with_directory_read()
+            .build();
         let info = ServerConfig::new(capabilities)
             .with_server_info(
                 Implementation::new(catalog.name(), SERVER_VERSION)
@@ -31,7 +49,11 @@ impl SkillpackServer {
                     .with_description("Agent Skills and docs compiled into one binary, served read-only from memory."),
             )
             .with_instructions(instructions(&catalog));
-        SkillpackServer { catalog, info }
+        SkillpackServer {
+            catalog,
+            info,
+            tools: std::sync::Arc::new(cmd::tools::list(&catalog)),
+        }
     }
 
     pub fn catalog(&self) -> &Catalog {
@@ -46,12 +68,15 @@ pub fn instructions(catalog: &Catalog) -> String {
         "{name} serves {skills} Agent Skills and {docs} markdown docs compiled into this binary \
          (fingerprint {fingerprint}). It is read-only and answers from memory: no filesystem, \
          no network, content never changes while it runs.\n\
-         Start here: read {skills_index} once for every skill (id, description, URI) and \
-         {docs_index} for every doc; {capabilities} lists URI families and error codes.\n\
-         Then read a document's _meta outline and chunk catalog and fetch only the chunks \
-         (<document uri>/chunks/<id>) or sections (<document uri>#<anchor>) you need; do not \
-         bulk-load whole documents or the whole catalog. Errors carry did-you-mean candidates \
-         and a repair step.",
+         Discover once: read {skills_index} (every skill: id, description, URI) and \
+         {docs_index} (every doc), or call the tool catalog_list ({{}} for skills, \
+         {{\"kind\": \"docs\"}} for docs); {capabilities} lists URI families and error codes.\n\
+         Then read a document's summary (catalog_read {{\"uri\": …}}: outline, first chunk, chunk \
+         catalog) and fetch only the chunks (<document uri>/chunks/<id>) or sections \
+         (<document uri>#<anchor>) you need. Do not bulk-load whole documents or the whole \
+         catalog; use detail \"full\" only when you need a whole body. To follow a skill, use \
+         the prompt use-skill or the prompt named after the skill. Errors carry did-you-mean \
+         candidates and a repair call that works as given.",
         name = catalog.name(),
         skills = totals.skills.to_native(),
         docs = totals.docs.to_native(),
@@ -119,6 +144,108 @@ impl ServerHandler for SkillpackServer {
         Ok(result.into())
     }
 
+    // SEP-2640 Skills extension (`cmd::skills`). Skill results carry the cache hints on
+    // every protocol version: the extension defines them as required (CacheableResult).
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let result = cmd::skills::list(&self.catalog, cursor)?;
+        Ok(result
+            .with_ttl_ms(CACHE_TTL_MS)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let result = cmd::skills::get(&self.catalog, &request.uri)?;
+        Ok(result
+            .with_ttl_ms(CACHE_TTL_MS)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        let mut result =
+            cmd::skills::read_directory(&self.catalog, &request.uri, request.cursor.as_deref())?;
+        if wants_cache_hints(&context) {
+            result = result
+                .with_ttl_ms(CACHE_TTL_MS)
+                .with_cache_scope(CacheScope::Public);
+        }
+        Ok(result)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut result = ListToolsResult::with_all_items(self.tools.as_ref().clone());
+        if wants_cache_hints(&context) {
+            result = result
+                .with_ttl_ms(CACHE_TTL_MS)
+                .with_cache_scope(CacheScope::Public);
+        }
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        cmd::tools::call(&self.catalog, &request.name, request.arguments.as_ref())
+            .map(Into::into)
+            .map_err(|e| e.into_invalid_params(&self.catalog))
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let mut result = cmd::prompts::list(&self.catalog, cursor)
+            .map_err(|e| e.into_invalid_params(&self.catalog))?;
+        if wants_cache_hints(&context) {
+            result = result
+                .with_ttl_ms(CACHE_TTL_MS)
+                .with_cache_scope(CacheScope::Public);
+        }
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        cmd::prompts::get(&self.catalog, &request.name, request.arguments.as_ref())
+            .map(Into::into)
+            .map_err(|e| e.into_invalid_params(&self.catalog))
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        Ok(CompleteResult::new(cmd::completion::complete(
+            &self.catalog,
+            &request,
+        )))
+    }
+
     /// rmcp routes a request here when its method is unknown — or when it is a known
     /// method whose params are missing, which deserves `Invalid params`, not
     /// `Method not found`.
@@ -141,6 +268,8 @@ const METHODS_WITH_PARAMS: &[&str] = &[
     "tools/call",
     "completion/complete",
     "logging/setLevel",
+    "skills/get",
+    "resources/directory/read",
 ];
 
 fn unhandled_request(method: &str) -> ErrorData {

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod raw;
+pub mod tools;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
