@@ -175,6 +175,7 @@ async fn doc_paths_complete_segment_by_segment() {
         values(&info),
         [
             "reference/configuration.md",
+            "reference/security.md",
             "reference/tools-and-prompts.md",
             "reference/uris.md"
         ]
