@@ -20,7 +20,7 @@ use std::process::Command;
 
 use common::raw::RawSession;
 use rmcp::model::{PaginatedRequestParams, ReadResourceRequestParams};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn strace_available() -> bool {
     let found = Command::new("strace")
@@ -227,6 +227,11 @@ async fn a_full_session_touches_no_file_after_initialize() {
             "{bad}"
         );
     }
+    let calls = other_surfaces(&client).await;
+    eprintln!(
+        "traced session: {reads} resource reads, {calls} tool, prompt, completion and skills calls"
+    );
+    reads += calls;
     client.cancel().await.expect("close the session");
     assert!(
         reads > 50,
@@ -234,6 +239,122 @@ async fn a_full_session_touches_no_file_after_initialize() {
     );
 
     check(&read_trace(&path));
+}
+
+/// Every other surface the server declares: tools, prompts, completion and the SEP-2640
+/// skills extension, each called with good and bad arguments. Returns the calls made.
+async fn other_surfaces(client: &common::Client) -> usize {
+    use rmcp::model::{
+        CallToolRequestParams, GetPromptRequestParams, GetSkillRequestParams,
+        ReadResourceDirectoryRequestParams,
+    };
+    let mut calls = 0;
+    let capabilities = client
+        .peer_info()
+        .expect("server info")
+        .capabilities
+        .clone();
+    let doc = "resource://docs/index.md";
+    if capabilities.tools.is_some() {
+        for tool in client.list_all_tools().await.expect("tools/list") {
+            let name = tool.name.to_string();
+            let args = [
+                json!({}),
+                json!({"kind": "docs"}),
+                json!({"uri": doc}),
+                json!({"uri": doc, "detail": "full"}),
+                json!({"query": "install"}),
+                json!({"uri": "resource://docs/../../etc/passwd"}),
+                json!({"uri": "file:///etc/passwd", "unknown": true}),
+            ];
+            for arguments in args {
+                let Value::Object(arguments) = arguments else {
+                    unreachable!()
+                };
+                // Errors are part of the session; only the trace is judged.
+                let _ = client
+                    .call_tool(CallToolRequestParams::new(name.clone()).with_arguments(arguments))
+                    .await;
+                calls += 1;
+            }
+        }
+    }
+    let skills_index: Value =
+        serde_json::from_str(&common::read_text(client, "resource://catalog/skills_index").await)
+            .unwrap();
+    let first_skill = skills_index["skills"][0]["id"]
+        .as_str()
+        .unwrap_or("none")
+        .to_owned();
+    if capabilities.prompts.is_some() {
+        for prompt in client.list_all_prompts().await.expect("prompts/list") {
+            let mut arguments = serde_json::Map::new();
+            for argument in prompt.arguments.iter().flatten() {
+                let value = match argument.name.as_str() {
+                    "skill_id" => first_skill.clone(),
+                    _ => "install".to_owned(),
+                };
+                arguments.insert(argument.name.clone(), Value::String(value));
+            }
+            let _ = client
+                .get_prompt(
+                    GetPromptRequestParams::new(prompt.name.clone()).with_arguments(arguments),
+                )
+                .await;
+            let _ = client
+                .complete_prompt_argument(prompt.name.clone(), "skill_id", "a", None)
+                .await;
+            calls += 2;
+        }
+    }
+    if capabilities.completions.is_some() {
+        for (template, argument, value) in [
+            ("resource://docs/{path*}", "path", "ref"),
+            ("resource://catalog/skills/{skill_id}", "skill_id", "a"),
+            ("resource://docs/{path*}/chunks/{chunk_id}", "chunk_id", "i"),
+            ("resource://docs/{path*}", "path", "../../etc"),
+        ] {
+            let _ = client
+                .complete_resource_argument(template, argument, value, None)
+                .await;
+            calls += 1;
+        }
+    }
+    if capabilities.supports_skills() {
+        let skills = client.list_skills(None).await.expect("skills/list");
+        for skill in &skills.skills {
+            let manifest = client
+                .get_skill(GetSkillRequestParams::new(&skill.uri))
+                .await
+                .expect("skills/get");
+            let manifest = serde_json::to_value(&manifest).unwrap();
+            let files = manifest["skill"]["resources"].as_array().cloned();
+            assert!(
+                files.is_some(),
+                "skills/get has no file manifest: {manifest}"
+            );
+            for file in files.into_iter().flatten() {
+                let uri = file["uri"].as_str().unwrap();
+                let _ = client
+                    .read_resource(ReadResourceRequestParams::new(uri))
+                    .await;
+                calls += 1;
+            }
+            calls += 1;
+        }
+        let _ = client
+            .get_skill(GetSkillRequestParams::new("skill://../../etc/SKILL.md"))
+            .await;
+        if capabilities.supports_directory_read() {
+            for uri in ["skill://", "skill://../../etc"] {
+                let _ = client
+                    .read_resource_directory(ReadResourceDirectoryRequestParams::new(uri))
+                    .await;
+                calls += 1;
+            }
+        }
+    }
+    calls
 }
 
 #[test]
