@@ -144,19 +144,63 @@ pub fn build_with_env(env: &[(&str, &str)]) -> (Output, std::fs::File) {
 }
 
 /// Build the binary over other content and copy it to `target/variants/bin/<name>/`.
+///
+/// Several test binaries ask for the same variants, and each build of a different variant
+/// recompiles this crate in the shared variants dir. A copy is therefore reused when it was
+/// built from the same settings, the same content (its catalog fingerprint, computed
+/// in-process) and the same code (the binary under test, which cargo rebuilds on any source
+/// change).
 pub fn variant(name: &str, env: &[(&str, &str)]) -> Result<PathBuf, String> {
-    let (output, _lock) = build_with_env(env);
+    let target = variants_dir().join("bin").join(name);
+    let copy = target.join("skillpack");
+    let stamp = target.join("stamp");
+    let key = variant_key(env);
+    let (output, _lock) = match (&key, std::fs::read_to_string(&stamp)) {
+        (Some(key), Ok(previous)) if *key == previous && copy.is_file() => return Ok(copy),
+        _ => build_with_env(env),
+    };
     if !output.status.success() {
         return Err(String::from_utf8_lossy(&output.stderr).into_owned());
     }
     let built = variants_dir().join("release/skillpack");
-    let target = variants_dir().join("bin").join(name);
     std::fs::create_dir_all(&target).map_err(|e| e.to_string())?;
-    let copy = target.join("skillpack");
     let staging = target.join("skillpack.tmp");
     std::fs::copy(&built, &staging).map_err(|e| e.to_string())?;
     std::fs::rename(&staging, &copy).map_err(|e| e.to_string())?;
+    match key {
+        Some(key) => std::fs::write(&stamp, key).map_err(|e| e.to_string())?,
+        None => {
+            let _ = std::fs::remove_file(&stamp);
+        }
+    }
     Ok(copy)
+}
+
+/// What a variant binary depends on, or `None` when the content does not compile (then
+/// the build runs and reports it).
+fn variant_key(env: &[(&str, &str)]) -> Option<String> {
+    let root = crate_root();
+    let config = skillpack::compile::Config::from_env(&root, env!("CARGO_PKG_VERSION"), |key| {
+        env.iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.to_string())
+    })
+    .ok()?;
+    let fingerprint = skillpack::compile::compile(&config)
+        .ok()?
+        .catalog
+        .fingerprint;
+    let code = std::fs::metadata(builtin_binary()).ok()?;
+    let modified = code
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    Some(format!(
+        "{env:?}\n{fingerprint}\n{}:{}\n",
+        code.len(),
+        modified.as_nanos()
+    ))
 }
 
 /// Run the binary with arguments and return its output.
