@@ -167,6 +167,9 @@ fn serve(catalog: Catalog, args: ServeArgs) -> ExitCode {
 fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
     let archive = catalog.archive();
     let t = &archive.totals;
+    let (sandbox, verified) = crate::sandbox::probe();
+    let mut sandbox_json = sandbox.to_json();
+    sandbox_json["verified"] = json!(verified);
     let summary = json!({
         "name": catalog.name(),
         "version": SERVER_VERSION,
@@ -182,6 +185,7 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
         "blob_bytes": t.blob_bytes.to_native(),
         "archive_bytes": catalog.embedded_bytes().0,
         "uris": archive.uri_index.len(),
+        "sandbox": sandbox_json,
     });
     if as_json {
         println!("{summary:#}");
@@ -208,6 +212,15 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
             catalog.embedded_bytes().0
         );
         println!("uris:         {}", archive.uri_index.len());
+        println!(
+            "sandbox:      {}{}",
+            sandbox.describe(),
+            match verified {
+                Some(true) => " (checked now: a restricted thread could not open a file)",
+                Some(false) => " (checked now: A RESTRICTED THREAD COULD STILL OPEN A FILE)",
+                None => "",
+            }
+        );
     }
     ExitCode::SUCCESS
 }

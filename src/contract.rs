@@ -6,6 +6,12 @@
 /// shared across users. A new release changes `serverInfo.version` and the fingerprint.
 pub const CACHE_TTL_MS: u64 = 24 * 60 * 60 * 1000;
 
+/// Largest JSON-RPC message the server reads. A request is a method, a URI and a few
+/// arguments; a thousand times the largest real one still bounds what a hostile client can
+/// make the server buffer. Longer messages are skipped as they stream in and answered with
+/// an Invalid Request error.
+pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
+
 /// Page size of `resources/list` (native `nextCursor` pagination past it).
 pub const RESOURCES_PAGE_SIZE: usize = 100;
 

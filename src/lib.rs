@@ -26,6 +26,7 @@ pub mod cmd;
 pub mod compile;
 pub mod contract;
 pub mod model;
+pub mod sandbox;
 pub mod server;
 pub mod transport;
 pub mod uri;

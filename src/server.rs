@@ -4,11 +4,12 @@
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
-    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListSkillsResult, ListToolsResult, PaginatedRequestParams, PromptsCapability, ProtocolVersion,
-    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool, ToolsCapability,
+    CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse,
+    GetSkillRequestParams, GetSkillResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, PromptsCapability, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, Tool, ToolsCapability,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -243,5 +244,50 @@ impl ServerHandler for SkillpackServer {
             &self.catalog,
             &request,
         )))
+    }
+
+    /// rmcp routes a request here when its method is unknown — or when it is a known
+    /// method whose params are missing, which deserves `Invalid params`, not
+    /// `Method not found`.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(unhandled_request(&request.method))
+    }
+}
+
+/// MCP methods that cannot be called without params.
+const METHODS_WITH_PARAMS: &[&str] = &[
+    "initialize",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/get",
+    "tools/call",
+    "completion/complete",
+    "logging/setLevel",
+    "skills/get",
+    "resources/directory/read",
+];
+
+fn unhandled_request(method: &str) -> ErrorData {
+    if METHODS_WITH_PARAMS.contains(&method) {
+        ErrorData::invalid_params(
+            format!(
+                "Invalid params: `{method}` needs params (missing or not an object); see the method in the MCP schema"
+            ),
+            None,
+        )
+    } else {
+        ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!(
+                "Method not found: `{}`; this server answers the MCP methods it declares in its capabilities",
+                uri::shorten(method)
+            ),
+            None,
+        )
     }
 }

@@ -210,8 +210,16 @@ impl CatalogError {
         }
     }
 
+    /// The URI the request was about, echoed whole (clients match on it) unless it is
+    /// longer than any URI the server accepts: a hostile 10 MB URI must not come back as a
+    /// 10 MB error (and a 10 MB log line).
     pub fn uri(mut self, uri: impl Into<String>) -> Self {
-        self.resource_uri = Some(uri.into());
+        let uri = uri.into();
+        self.resource_uri = Some(if uri.len() > crate::uri::MAX_URI_BYTES {
+            crate::uri::shorten(&uri)
+        } else {
+            uri
+        });
         self
     }
 

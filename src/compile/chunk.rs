@@ -6,10 +6,14 @@
 //! - A chunk id is its section's anchor. An oversized section is split into parts `id`,
 //!   `id-2`, `id-3`…, cut at top-level block boundaries, else at line boundaries, never
 //!   inside a code block or a UTF-8 character. A code block larger than the limit becomes
-//!   one oversized chunk rather than being cut.
+//!   one oversized chunk rather than being cut. A part number whose id is a heading's
+//!   anchor is skipped (`setup`, `setup-3` next to a heading `Setup 2`).
 //! - Chunks are contiguous and cover the document exactly, so they concatenate back to it.
-//! - Ids depend only on a section's own heading and size, so editing one section does not
-//!   rename the chunks of another.
+//! - Ids depend only on a section's own heading and size (and on the document's anchors),
+//!   so editing one section does not rename the chunks of another: part ids `{anchor}-{n}`
+//!   with `n >= 2` cannot collide across sections (the anchor is everything before the last
+//!   `-`), are never anchors, and never equal the intro's id (`intro`, else `intro-0`,
+//!   `intro-0-0`…, whose numbers are below 2). Property-tested in `tests/chunking_props.rs`.
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -39,8 +43,8 @@ pub fn chunk(input: &Input<'_>) -> Vec<Chunk> {
         .iter()
         .filter(|h| h.level <= SECTION_LEVEL)
         .collect();
-    // Every anchor is reserved so that no split part takes an id that means a heading.
-    let mut used: HashSet<String> = input.outline.iter().map(|h| h.anchor.clone()).collect();
+    // No chunk takes an id that means a heading.
+    let anchors: HashSet<&str> = input.outline.iter().map(|h| h.anchor.as_str()).collect();
 
     // (start, end, id, heading) per section.
     let mut spans: Vec<(usize, usize, String, String)> = Vec::new();
@@ -49,7 +53,10 @@ pub fn chunk(input: &Input<'_>) -> Vec<Chunk> {
         .trim()
         .is_empty();
     if first > 0 && !(intro_is_empty && !sections.is_empty()) || sections.is_empty() {
-        let id = free_id(INTRO_ID, &mut used);
+        let mut id = INTRO_ID.to_owned();
+        while anchors.contains(id.as_str()) {
+            id.push_str("-0");
+        }
         spans.push((0, first, id, input.intro_heading.to_owned()));
     }
     for (i, h) in sections.iter().enumerate() {
@@ -65,12 +72,20 @@ pub fn chunk(input: &Input<'_>) -> Vec<Chunk> {
     let mut chunks = Vec::new();
     for (start, end, id, heading) in spans {
         let parts = split(input, start, end);
+        let mut number = 1;
         for (k, part) in parts.into_iter().enumerate() {
             let (chunk_id, chunk_heading) = if k == 0 {
                 (id.clone(), heading.clone())
             } else {
+                let part_id = loop {
+                    number += 1;
+                    let candidate = format!("{id}-{number}");
+                    if !anchors.contains(candidate.as_str()) {
+                        break candidate;
+                    }
+                };
                 (
-                    free_id(&format!("{id}-{}", k + 1), &mut used),
+                    part_id,
                     heading_at(input.outline, part.start)
                         .unwrap_or(&heading)
                         .to_owned(),
@@ -87,34 +102,37 @@ pub fn chunk(input: &Input<'_>) -> Vec<Chunk> {
     chunks
 }
 
-/// `candidate` if free, else `candidate-N` for the first free N (only on collisions with a
-/// heading that happens to be spelled like a split part).
-fn free_id(candidate: &str, used: &mut HashSet<String>) -> String {
-    if used.insert(candidate.to_owned()) {
-        return candidate.to_owned();
-    }
-    let mut n = 2;
-    loop {
-        let next = format!("{candidate}-{n}");
-        if used.insert(next.clone()) {
-            return next;
-        }
-        n += 1;
-    }
+fn heading_at(outline: &[Heading], offset: usize) -> Option<&str> {
+    // The outline is in document order: binary search, or a document with a million
+    // headings inside one oversized section is quadratic.
+    let i = outline.partition_point(|h| h.start as usize <= offset);
+    i.checked_sub(1).map(|i| outline[i].text.as_str())
 }
 
-fn heading_at(outline: &[Heading], offset: usize) -> Option<&str> {
-    outline
-        .iter()
-        .rev()
-        .find(|h| h.start as usize <= offset)
-        .map(|h| h.text.as_str())
+/// The code block that strictly contains `p` (`start < p < end`). Code blocks are in
+/// document order and never overlap, so a binary search finds it: cutting a section with
+/// a million code blocks must not test every block at every line.
+fn code_around(code_blocks: &[Range<usize>], p: usize) -> Option<&Range<usize>> {
+    let i = code_blocks.partition_point(|c| c.start < p);
+    i.checked_sub(1)
+        .map(|i| &code_blocks[i])
+        .filter(|c| p < c.end)
+}
+
+/// The code block that `p` is in, counting its first byte (`start <= p < end`).
+fn code_at(code_blocks: &[Range<usize>], p: usize) -> Option<&Range<usize>> {
+    let i = code_blocks.partition_point(|c| c.start <= p);
+    i.checked_sub(1)
+        .map(|i| &code_blocks[i])
+        .filter(|c| p < c.end)
 }
 
 fn split(input: &Input<'_>, start: usize, end: usize) -> Vec<Range<usize>> {
     let text = input.text;
     let max = input.max_bytes.max(1);
-    let inside_code = |p: usize| input.code_blocks.iter().any(|c| c.start < p && p < c.end);
+    let code = input.code_blocks;
+    debug_assert!(code.windows(2).all(|w| w[0].end <= w[1].start));
+    debug_assert!(input.block_starts.is_sorted());
     let mut parts = Vec::new();
     let mut cur = start;
     while end - cur > max {
@@ -123,36 +141,35 @@ fn split(input: &Input<'_>, start: usize, end: usize) -> Vec<Range<usize>> {
             limit -= 1;
         }
         // 1. The last top-level block boundary that fits.
-        let block = input
-            .block_starts
-            .iter()
-            .copied()
-            .filter(|&b| b > cur && b <= limit)
-            .max();
-        // 2. Else the last line boundary that fits and is not inside a code block.
+        let block = {
+            let i = input.block_starts.partition_point(|&b| b <= limit);
+            i.checked_sub(1)
+                .map(|i| input.block_starts[i])
+                .filter(|&b| b > cur)
+        };
+        // 2. Else the last line boundary that fits and is not inside a code block,
+        //    searched backwards, jumping over code blocks whole.
         let line = || {
-            text[cur..limit]
-                .match_indices('\n')
-                .map(|(i, _)| cur + i + 1)
-                .filter(|&p| p < end && !inside_code(p))
-                .max()
+            let mut hi = limit;
+            while hi > cur {
+                let p = cur + text[cur..hi].rfind('\n')? + 1;
+                match code_around(code, p) {
+                    None if p < end => return Some(p),
+                    None => hi = p - 1,
+                    Some(block) => hi = block.start,
+                }
+            }
+            None
         };
         let cut = block.or_else(line).unwrap_or_else(|| {
             // 3. Nothing fits: a code block runs past the limit, or one line is longer than it.
-            match input
-                .code_blocks
-                .iter()
-                .find(|c| c.start <= cur && cur < c.end)
-            {
-                Some(code) => code.end.min(end),
-                None => {
-                    let p = limit;
-                    match input.code_blocks.iter().find(|c| c.start < p && p < c.end) {
-                        Some(code) if code.start > cur => code.start,
-                        Some(code) => code.end.min(end),
-                        None => p,
-                    }
-                }
+            match code_at(code, cur) {
+                Some(block) => block.end.min(end),
+                None => match code_around(code, limit) {
+                    Some(block) if block.start > cur => block.start,
+                    Some(block) => block.end.min(end),
+                    None => limit,
+                },
             }
         });
         let cut = if cut > cur {
@@ -163,9 +180,15 @@ fn split(input: &Input<'_>, start: usize, end: usize) -> Vec<Range<usize>> {
         parts.push(cur..cut);
         cur = cut;
     }
-    // Whitespace left after an oversized block is not worth a chunk of its own.
+    // Whitespace left after an oversized block is not worth a chunk of its own; after a
+    // part that is within the limit it joins it only while the limit holds.
     match parts.last_mut() {
-        Some(last) if text[cur..end].trim().is_empty() => last.end = end,
+        Some(last)
+            if text[cur..end].trim().is_empty()
+                && (last.len() > max || end - last.start <= max) =>
+        {
+            last.end = end
+        }
         _ => parts.push(cur..end),
     }
     parts

@@ -131,6 +131,17 @@ impl Report {
     }
 }
 
+/// Where a file stops being UTF-8, as `(line, message)` for a diagnostic.
+pub fn not_utf8(bytes: &[u8], error: std::str::Utf8Error) -> (usize, String) {
+    let valid = error.valid_up_to();
+    // The valid prefix is UTF-8 by definition; count its newlines.
+    let line = bytes[..valid].iter().filter(|&&b| b == b'\n').count() + 1;
+    (
+        line,
+        format!("is not valid UTF-8 (invalid byte at offset {valid})"),
+    )
+}
+
 /// Map a byte offset to a 1-based line number.
 pub struct LineIndex {
     starts: Vec<usize>,

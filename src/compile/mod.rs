@@ -247,16 +247,11 @@ fn document(
     let text = match std::str::from_utf8(&file.bytes) {
         Ok(text) => text,
         Err(error) => {
-            let line =
-                diag::LineIndex::new(&String::from_utf8_lossy(&file.bytes[..error.valid_up_to()]))
-                    .line(error.valid_up_to());
+            let (line, message) = diag::not_utf8(&file.bytes, error);
             report.error(
                 shown,
                 Some(line),
-                format!(
-                    "is not valid UTF-8 (invalid byte at offset {})",
-                    error.valid_up_to()
-                ),
+                message,
                 "save the file as UTF-8; markdown documents are served as text",
             );
             return None;

@@ -200,6 +200,7 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
         "limits": {
             "chunk_bytes": catalog.chunk_bytes,
             "max_uri_bytes": uri::MAX_URI_BYTES,
+            "max_message_bytes": contract::MAX_MESSAGE_BYTES,
             "resources_list_page_size": contract::RESOURCES_PAGE_SIZE,
             "skills_list_page_size": contract::SKILLS_PAGE_SIZE,
             "skills_list_page_files": contract::SKILLS_PAGE_FILES,

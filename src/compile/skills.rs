@@ -239,9 +239,18 @@ pub fn load(
     let shown = root.display(&skill_md_rel);
     let (_, folder) = split_dir(dir);
 
-    let Ok(text) = std::str::from_utf8(&files[skill_md].bytes) else {
-        report.error(shown, None, "is not valid UTF-8", "save the file as UTF-8");
-        return None;
+    let text = match std::str::from_utf8(&files[skill_md].bytes) {
+        Ok(text) => text,
+        Err(error) => {
+            let (line, message) = super::diag::not_utf8(&files[skill_md].bytes, error);
+            report.error(
+                shown,
+                Some(line),
+                message,
+                "save the file as UTF-8; SKILL.md is served as text",
+            );
+            return None;
+        }
     };
     let fm = match frontmatter::parse(text) {
         Ok(Some(fm)) => fm,

@@ -44,7 +44,9 @@ pub struct SourceFile {
 /// offending entries are left out so that compilation can go on and report more.
 pub fn walk(root: &Root, report: &mut Report) -> Vec<SourceFile> {
     let mut files = Vec::new();
-    match std::fs::symlink_metadata(&root.dir) {
+    // The configured folder itself may be a link (a checkout mounted elsewhere): follow it.
+    // Links *inside* the content are refused below.
+    match std::fs::metadata(&root.dir) {
         Ok(meta) if meta.is_dir() => {}
         Ok(_) => {
             report.error(

@@ -4,6 +4,7 @@
 use rmcp::ServiceExt;
 use rmcp::transport::io::stdio_pipes;
 
+use super::framing::LineTransport;
 use crate::server::SkillpackServer;
 
 /// Serve one client on stdin/stdout until it disconnects.
@@ -11,8 +12,13 @@ pub async fn serve(
     server: SkillpackServer,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // Non-blocking pipes when the client spawned us with pipes (the normal case), so reads
-    // and writes stay on the reactor instead of a blocking thread per message.
-    let running = server.serve(stdio_pipes()).await?;
+    // and writes stay on the reactor instead of a blocking thread per message. This reopens
+    // /proc/self/fd/{0,1}: the last files the process opens.
+    let (stdin, stdout) = stdio_pipes();
+    // From here on the process cannot open a file. The runtime is single-threaded and has
+    // started no thread yet, so the restriction covers every thread it will ever have.
+    crate::sandbox::restrict().log();
+    let running = server.serve(LineTransport::new(stdin, stdout)).await?;
     tracing::info!("stdio session started");
     let reason = running.waiting().await?;
     tracing::info!(?reason, "stdio session ended");

@@ -2,6 +2,7 @@
 //! through rmcp's client; build binaries over other content (the corpora, fixtures).
 #![allow(dead_code)]
 
+pub mod raw;
 pub mod tools;
 
 use std::path::{Path, PathBuf};

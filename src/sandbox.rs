@@ -1,0 +1,261 @@
+//! The run-time sandbox: once the transport is set up, the server process gives up its
+//! filesystem access (and the right to open TCP connections or bind new ports), so that
+//! "no filesystem IO at run time" holds even if a bug or a hostile request tried otherwise.
+//!
+//! On Linux this is Landlock: a ruleset that handles every filesystem right and grants
+//! none, restricts TCP bind/connect and scopes abstract UNIX sockets and signals to the
+//! process. It is best effort: a kernel without Landlock (or with an older ABI) runs the
+//! server unrestricted or partly restricted, and [`Status`] says which, for the log and
+//! `skillpack info`. Elsewhere there is no sandbox and the status says so.
+//!
+//! Ordering matters, and is the caller's job:
+//! - restrict **after** everything the process will ever open is open: rmcp's
+//!   `stdio_pipes()` reopens `/proc/self/fd/N`, and the HTTP transport binds its listener;
+//!   descriptors opened before keep working (Landlock checks at open time);
+//! - restrict **before** other threads start: until Landlock ABI 8 (`TSYNC`) the kernel
+//!   restricts only the calling thread and the threads it spawns afterwards. The status
+//!   reports when other threads were already running.
+
+use serde_json::{Value, json};
+
+/// What the sandbox achieved in this process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// `landlock`, or `none` where the platform has no sandbox we use.
+    pub mechanism: &'static str,
+    /// The Landlock ABI the kernel offers (0: none).
+    pub abi: i32,
+    pub level: Level,
+    /// Whether every thread of the process is covered (ABI 8 `TSYNC`, or the only thread).
+    pub all_threads: bool,
+    /// Why the sandbox is weaker than intended, if it is.
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// No file can be opened from here on.
+    Enforced,
+    /// Enforced, but with fewer rights handled than requested (older kernel ABI).
+    Partial,
+    /// The kernel (or platform) does not support it: nothing is enforced.
+    Unavailable,
+    /// Landlock is there but restricting failed.
+    Failed,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Enforced => "enforced",
+            Level::Partial => "partial",
+            Level::Unavailable => "unavailable",
+            Level::Failed => "failed",
+        }
+    }
+}
+
+impl Status {
+    pub fn is_enforced(&self) -> bool {
+        matches!(self.level, Level::Enforced | Level::Partial)
+    }
+
+    /// One line for the log and `skillpack info`.
+    pub fn describe(&self) -> String {
+        match self.level {
+            Level::Enforced => format!(
+                "{} (ABI {}) enforced: no file can be opened, no TCP connection made{}",
+                self.mechanism,
+                self.abi,
+                if self.all_threads {
+                    ""
+                } else {
+                    " (other threads were already running and are not covered)"
+                }
+            ),
+            Level::Partial => format!(
+                "{} (ABI {}) partly enforced: {}",
+                self.mechanism, self.abi, self.detail
+            ),
+            Level::Unavailable => format!(
+                "unavailable ({}); skillpack still does no filesystem IO at run time, but the kernel does not enforce it",
+                self.detail
+            ),
+            Level::Failed => format!("failed ({})", self.detail),
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "mechanism": self.mechanism,
+            "abi": self.abi,
+            "status": self.level.as_str(),
+            "all_threads": self.all_threads,
+            "detail": self.detail,
+        })
+    }
+
+    /// Log the status once, at the level it deserves.
+    pub fn log(&self) {
+        match self.level {
+            Level::Enforced if self.all_threads => {
+                tracing::info!(
+                    sandbox = self.level.as_str(),
+                    abi = self.abi,
+                    "sandbox: {}",
+                    self.describe()
+                )
+            }
+            _ => tracing::warn!(
+                sandbox = self.level.as_str(),
+                abi = self.abi,
+                "sandbox: {}",
+                self.describe()
+            ),
+        }
+    }
+}
+
+/// Restrict the calling thread (and every thread it spawns from now on) for good.
+pub fn restrict() -> Status {
+    #[cfg(target_os = "linux")]
+    let threads = thread_count();
+    #[cfg(not(target_os = "linux"))]
+    let threads = None;
+    restrict_with(threads)
+}
+
+/// `threads`: how many threads the process has right now, if known.
+#[cfg(target_os = "linux")]
+fn restrict_with(threads: Option<usize>) -> Status {
+    use landlock::{
+        ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus,
+        RestrictSelfAttr, Ruleset, RulesetAttr, RulesetStatus, Scope,
+    };
+
+    // The newest ABI whose rights this code was tested with; newer kernels enforce this
+    // set (the crate never enables rights the code did not ask for).
+    const TARGET: ABI = ABI::V7;
+    let result = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(TARGET))
+        .and_then(|r| r.handle_access(AccessNet::from_all(TARGET)))
+        .and_then(|r| r.scope(Scope::from_all(TARGET)))
+        .and_then(|r| r.create())
+        // ABI 8 restricts every thread at once; older kernels drop the flag (best effort)
+        // and we rely on restricting before any other thread exists.
+        .and_then(|r| r.all_threads(true))
+        .and_then(|r| r.restrict_self());
+    match result {
+        Ok(restriction) => {
+            let abi = match restriction.landlock {
+                LandlockStatus::Available {
+                    effective_abi,
+                    kernel_abi,
+                } => kernel_abi.unwrap_or(effective_abi as i32),
+                _ => 0,
+            };
+            let all_threads = restriction.all_threads || threads == Some(1);
+            let (level, detail) = match restriction.ruleset {
+                // All of TARGET's rights are handled even when only TSYNC (ABI 8) is
+                // missing, which the crate reports as partial: judge by the ABI instead.
+                RulesetStatus::FullyEnforced => (Level::Enforced, String::new()),
+                RulesetStatus::PartiallyEnforced if abi >= TARGET as i32 => {
+                    (Level::Enforced, String::new())
+                }
+                RulesetStatus::PartiallyEnforced => (
+                    Level::Partial,
+                    format!(
+                        "the kernel's Landlock ABI {abi} lacks some rights of ABI {} (e.g. TCP restrictions need ABI 4, truncate ABI 3)",
+                        TARGET as i32
+                    ),
+                ),
+                RulesetStatus::NotEnforced => (
+                    Level::Unavailable,
+                    match restriction.landlock {
+                        LandlockStatus::NotEnabled => {
+                            "the kernel has Landlock but it is not enabled (add `landlock` to the lsm= boot parameter)".to_owned()
+                        }
+                        _ => "the kernel has no Landlock support (Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK)".to_owned(),
+                    },
+                ),
+            };
+            let detail = if !all_threads && level != Level::Unavailable {
+                let others = threads.map_or("unknown".to_owned(), |n| (n - 1).to_string());
+                format!(
+                    "{detail}{}{others} other thread(s) were running before the restriction",
+                    if detail.is_empty() { "" } else { "; " }
+                )
+            } else {
+                detail
+            };
+            Status {
+                mechanism: "landlock",
+                abi,
+                level,
+                all_threads,
+                detail,
+            }
+        }
+        Err(error) => Status {
+            mechanism: "landlock",
+            abi: 0,
+            level: Level::Failed,
+            all_threads: false,
+            detail: error.to_string(),
+        },
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn restrict_with(_threads: Option<usize>) -> Status {
+    Status {
+        mechanism: "none",
+        abi: 0,
+        level: Level::Unavailable,
+        all_threads: false,
+        detail: "only Linux (Landlock) is sandboxed".to_owned(),
+    }
+}
+
+/// Threads in this process, read before the restriction (it is a file read).
+#[cfg(target_os = "linux")]
+fn thread_count() -> Option<usize> {
+    std::fs::read_dir("/proc/self/task")
+        .ok()
+        .map(|entries| entries.count())
+}
+
+/// Restrict a throwaway thread exactly as `serve` restricts itself, then try to open this
+/// binary and list `/`: what `skillpack info` reports, with `Some(true)` when both were
+/// refused. Landlock restricts the calling thread only (before ABI 8), so the rest of the
+/// process is unaffected; with ABI 8 `TSYNC` the whole process is restricted, which is
+/// harmless for `info` (it reads nothing afterwards and stdout is already open).
+pub fn probe() -> (Status, Option<bool>) {
+    let exe = std::env::current_exe().ok();
+    std::thread::spawn(move || {
+        // `serve` restricts while it is the only thread; report what it gets.
+        let status = restrict_with(Some(1));
+        let verified = status.is_enforced().then(|| {
+            let file_denied = exe
+                .as_ref()
+                .is_none_or(|exe| std::fs::File::open(exe).is_err());
+            let dir_denied = std::fs::read_dir("/").is_err();
+            file_denied && dir_denied
+        });
+        (status, verified)
+    })
+    .join()
+    .unwrap_or_else(|_| {
+        (
+            Status {
+                mechanism: "landlock",
+                abi: 0,
+                level: Level::Failed,
+                all_threads: false,
+                detail: "the probe thread panicked".to_owned(),
+            },
+            None,
+        )
+    })
+}

@@ -1,0 +1,450 @@
+//! Newline-delimited JSON-RPC over a byte stream (stdio), answering every request.
+//!
+//! Hand-written instead of rmcp's `AsyncRwTransport`, which by design ignores lines that
+//! are not JSON without a word, answers a well-formed request whose params do not fit with
+//! an error that has lost the request's id (so the client waits for its answer until it
+//! times out), and drops oversized lines silently. Here:
+//!
+//! - a message is at most [`MAX_MESSAGE_BYTES`]; a longer line is skipped as it streams in,
+//!   so memory stays bounded, and answered with `-32600 Invalid Request`;
+//! - a line that is not JSON (bad syntax, invalid UTF-8, nesting deeper than serde_json's
+//!   128 levels) is answered with `-32700 Parse error`;
+//! - JSON that is not an MCP message is answered with `-32600 Invalid Request`, or with
+//!   `-32602 Invalid params` when it is a request whose params do not fit its method — with
+//!   the request's id whenever it can be read;
+//! - notifications and responses are never answered: JSON-RPC forbids it, and it keeps two
+//!   peers from bouncing errors at each other forever.
+//!
+//! When the id cannot be read the error carries no id, as MCP 2026-07-28 §Error Responses
+//! specifies (JSON-RPC 2.0 says `null`, which older MCP schemas do not allow; rmcp emits
+//! the same shape).
+//!
+//! Writes go through one `FramedWrite` so that every message is appended whole: a send
+//! cancelled half-way leaves its bytes in the buffer for the next flush instead of splicing
+//! two messages together.
+
+use std::sync::Arc;
+
+use futures::SinkExt;
+use rmcp::RoleServer;
+use rmcp::model::{ErrorCode, ErrorData, JsonRpcMessage, NumberOrString, RequestId};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::JsonRpcMessageCodec;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
+use tokio::sync::Mutex;
+use tokio_util::codec::FramedWrite;
+
+pub use crate::contract::MAX_MESSAGE_BYTES;
+use crate::uri::shorten;
+
+type Writer<W> = FramedWrite<W, JsonRpcMessageCodec<TxJsonRpcMessage<RoleServer>>>;
+
+/// What one incoming line is.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A message for the MCP service.
+    Message(Box<RxJsonRpcMessage<RoleServer>>),
+    /// Not a message: answer with this error (and this id, when it could be read).
+    Answer(ErrorData, Option<RequestId>),
+    /// Not a message, and JSON-RPC forbids answering it (notification, response, blank).
+    Ignore(&'static str),
+}
+
+/// Classify one line (without its newline). Pure, so it is unit-tested and fuzzed.
+pub fn classify(line: &[u8]) -> Incoming {
+    // RFC 8259 §8.1 lets parsers ignore a byte-order mark, as rmcp does.
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    let line = line.trim_ascii();
+    if line.is_empty() {
+        return Incoming::Ignore("blank line");
+    }
+    let error = match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line) {
+        Ok(message) => return Incoming::Message(Box::new(message)),
+        Err(error) => error,
+    };
+    let value = match error.classify() {
+        serde_json::error::Category::Data => serde_json::from_slice::<Value>(line).ok(),
+        _ => None,
+    };
+    match value {
+        Some(value) => not_a_message(&value, &error),
+        None => Incoming::Answer(
+            ErrorData::new(
+                ErrorCode::PARSE_ERROR,
+                format!(
+                    "Parse error: the line is not JSON ({}); send one JSON-RPC message per line, UTF-8 encoded",
+                    shorten(&error.to_string())
+                ),
+                None,
+            ),
+            None,
+        ),
+    }
+}
+
+/// Valid JSON that did not parse as an MCP message: say what is wrong with it.
+fn not_a_message(value: &Value, error: &serde_json::Error) -> Incoming {
+    let invalid =
+        |message: &str| ErrorData::invalid_request(format!("Invalid Request: {message}"), None);
+    let Value::Object(map) = value else {
+        let message = match value {
+            Value::Array(items) if items.is_empty() => "an empty JSON array is not a message",
+            Value::Array(_) => {
+                "JSON-RPC batches are not supported (MCP removed them in 2025-06-18); send each message on its own line"
+            }
+            _ => "a JSON-RPC message is a JSON object",
+        };
+        return Incoming::Answer(invalid(message), None);
+    };
+    let id = map.get("id").and_then(request_id);
+    match map.get("method") {
+        Some(Value::String(method)) => {
+            if !map.contains_key("id") {
+                return Incoming::Ignore("malformed notification");
+            }
+            let Some(id) = id else {
+                return Incoming::Answer(invalid("`id` must be a string or an integer"), None);
+            };
+            if map.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+                return Incoming::Answer(invalid("`jsonrpc` must be \"2.0\""), Some(id));
+            }
+            // serde's untagged-enum error says nothing useful; other errors name the field.
+            let detail = error.to_string();
+            let detail = if detail.starts_with("unrecognized JSON-RPC message") {
+                String::new()
+            } else {
+                format!(" ({})", shorten(&detail))
+            };
+            Incoming::Answer(
+                ErrorData::invalid_params(
+                    format!(
+                        "Invalid params: the params do not match what `{}` takes{detail}; see the method in the MCP schema",
+                        shorten(method),
+                    ),
+                    None,
+                ),
+                Some(id),
+            )
+        }
+        Some(_) => Incoming::Answer(invalid("`method` must be a string"), id),
+        None if map.contains_key("result") || map.contains_key("error") => {
+            Incoming::Ignore("malformed response")
+        }
+        None => Incoming::Answer(invalid("a request needs a `method`"), id),
+    }
+}
+
+fn request_id(value: &Value) -> Option<RequestId> {
+    match value {
+        Value::String(s) => Some(NumberOrString::String(s.as_str().into())),
+        Value::Number(n) => n.as_i64().map(NumberOrString::Number),
+        _ => None,
+    }
+}
+
+/// The stdio transport: reads bounded lines from `R`, writes whole messages to `W`.
+pub struct LineTransport<R, W> {
+    reader: BufReader<R>,
+    line: Vec<u8>,
+    /// Bytes seen so far of an oversized line being skipped.
+    skipping: Option<usize>,
+    max: usize,
+    writer: Arc<Mutex<Option<Writer<W>>>>,
+    /// An error answer `receive` owes the client; kept here so that a cancelled `receive`
+    /// (rmcp polls it inside `select!`) sends it on the next call instead of losing it.
+    owed: Option<Owed>,
+}
+
+struct Owed {
+    message: TxJsonRpcMessage<RoleServer>,
+    fed: bool,
+}
+
+enum LineRead {
+    Line,
+    /// A line longer than the limit, of this many bytes (newline excluded), was skipped.
+    TooLong(usize),
+    Eof,
+    Io(std::io::Error),
+}
+
+impl<R, W> LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    pub fn new(read: R, write: W) -> Self {
+        Self::with_max_message_bytes(read, write, MAX_MESSAGE_BYTES)
+    }
+
+    pub fn with_max_message_bytes(read: R, write: W, max: usize) -> Self {
+        LineTransport {
+            reader: BufReader::new(read),
+            line: Vec::new(),
+            skipping: None,
+            max,
+            writer: Arc::new(Mutex::new(Some(FramedWrite::new(
+                write,
+                JsonRpcMessageCodec::default(),
+            )))),
+            owed: None,
+        }
+    }
+
+    /// Read one line into `self.line`, never letting it grow past `self.max`. Cancel-safe:
+    /// bytes are moved from the reader's buffer synchronously, so a dropped future leaves
+    /// the partial line (or the skip count) for the next call.
+    async fn read_line(&mut self) -> LineRead {
+        loop {
+            let available = match self.reader.fill_buf().await {
+                Ok(available) => available,
+                Err(error) => return LineRead::Io(error),
+            };
+            if available.is_empty() {
+                return LineRead::Eof;
+            }
+            let newline = available.iter().position(|&b| b == b'\n');
+            let take = newline.map_or(available.len(), |i| i + 1);
+            let content = newline.unwrap_or(available.len());
+            let done = match self.skipping.as_mut() {
+                Some(skipped) => {
+                    *skipped += content;
+                    newline.is_some()
+                }
+                None if self.line.len() + content > self.max => {
+                    self.skipping = Some(self.line.len() + content);
+                    self.line = Vec::new();
+                    newline.is_some()
+                }
+                None => {
+                    self.line.extend_from_slice(&available[..take]);
+                    newline.is_some()
+                }
+            };
+            self.reader.consume(take);
+            if done {
+                return match self.skipping.take() {
+                    Some(skipped) => LineRead::TooLong(skipped),
+                    None => LineRead::Line,
+                };
+            }
+        }
+    }
+
+    /// Send what `receive` owes, if anything. `false` when the output is closed.
+    async fn pay_debt(&mut self) -> bool {
+        let Some(owed) = self.owed.as_mut() else {
+            return true;
+        };
+        let mut guard = self.writer.lock().await;
+        let Some(writer) = guard.as_mut() else {
+            return false;
+        };
+        if !owed.fed {
+            if writer.feed(owed.message.clone()).await.is_err() {
+                return false;
+            }
+            owed.fed = true;
+        }
+        if writer.flush().await.is_err() {
+            return false;
+        }
+        self.owed = None;
+        true
+    }
+}
+
+impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let writer = self.writer.clone();
+        async move {
+            let mut guard = writer.lock().await;
+            match guard.as_mut() {
+                Some(writer) => writer.send(item).await.map_err(Into::into),
+                None => Err(std::io::Error::new(
+                    std::io::ErrorKind::NotConnected,
+                    "the stdio transport is closed",
+                )),
+            }
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            if !self.pay_debt().await {
+                return None;
+            }
+            let answer = match self.read_line().await {
+                LineRead::Line => {
+                    let line = std::mem::take(&mut self.line);
+                    let body = line.strip_suffix(b"\n").unwrap_or(&line);
+                    let incoming = classify(body);
+                    // Keep the allocation for the next line unless a large one grew it.
+                    if line.capacity() <= 64 * 1024 {
+                        self.line = line;
+                        self.line.clear();
+                    }
+                    match incoming {
+                        Incoming::Message(message) => return Some(*message),
+                        Incoming::Ignore(why) => {
+                            tracing::debug!("ignoring an incoming line: {why}");
+                            continue;
+                        }
+                        Incoming::Answer(error, id) => {
+                            tracing::debug!(
+                                code = error.code.0,
+                                "answering a malformed message: {}",
+                                error.message
+                            );
+                            (error, id)
+                        }
+                    }
+                }
+                LineRead::TooLong(bytes) => {
+                    tracing::warn!(
+                        bytes,
+                        limit = self.max,
+                        "skipped an oversized incoming message"
+                    );
+                    (
+                        ErrorData::invalid_request(
+                            format!(
+                                "Invalid Request: the message is {bytes} bytes; this server accepts at most {} bytes per message",
+                                self.max
+                            ),
+                            None,
+                        ),
+                        None,
+                    )
+                }
+                LineRead::Eof => return None,
+                LineRead::Io(error) => {
+                    tracing::error!("cannot read stdin: {error}");
+                    return None;
+                }
+            };
+            self.owed = Some(Owed {
+                message: JsonRpcMessage::error(answer.0, answer.1),
+                fed: false,
+            });
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        let writer = self.writer.lock().await.take();
+        if let Some(mut writer) = writer {
+            writer.flush().await.map_err(std::io::Error::from)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(line: &str) -> (i32, Option<RequestId>, String) {
+        match classify(line.as_bytes()) {
+            Incoming::Answer(error, id) => (error.code.0, id, error.message.into_owned()),
+            other => panic!("{line}: expected an answer, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn messages_pass_through() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"ping\"}\r",
+            r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ] {
+            assert!(
+                matches!(classify(line.as_bytes()), Incoming::Message(_)),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn garbage_is_a_parse_error_without_id() {
+        for line in ["{not json", "{\"a\":", "[[[[", "\"unterminated"] {
+            let (code, id, _) = answer(line);
+            assert_eq!((code, id), (-32700, None), "{line}");
+        }
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(answer(&deep).0, -32700);
+        let bad_utf8 =
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"a\":\"\xff\"}}";
+        assert!(matches!(classify(bad_utf8), Incoming::Answer(e, None) if e.code.0 == -32700));
+    }
+
+    #[test]
+    fn wrong_shapes_keep_their_id() {
+        let (code, id, message) =
+            answer(r#"{"jsonrpc":"2.0","id":5,"method":"resources/read","params":"oops"}"#);
+        assert_eq!((code, id), (-32602, Some(NumberOrString::Number(5))));
+        assert!(message.contains("resources/read"), "{message}");
+        let (code, id, _) = answer(r#"{"jsonrpc":"1.0","id":"x","method":"ping"}"#);
+        assert_eq!(
+            (code, id),
+            (-32600, Some(NumberOrString::String("x".into())))
+        );
+        assert_eq!(
+            answer(r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#).1,
+            None
+        );
+        assert_eq!(
+            answer(r#"{"jsonrpc":"2.0","id":7}"#),
+            (
+                -32600,
+                Some(NumberOrString::Number(7)),
+                "Invalid Request: a request needs a `method`".into()
+            )
+        );
+        assert_eq!(answer("[]").0, -32600);
+        assert!(
+            answer(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#)
+                .2
+                .contains("batches")
+        );
+        assert_eq!(answer("42").0, -32600);
+        assert_eq!(answer(r#"{"jsonrpc":"2.0","id":3,"method":7}"#).0, -32600);
+    }
+
+    #[test]
+    fn notifications_and_responses_are_never_answered() {
+        for line in [
+            "",
+            "   ",
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":"bad"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{}}"#,
+            r#"{"jsonrpc":"2.0","error":"nonsense"}"#,
+        ] {
+            assert!(
+                !matches!(classify(line.as_bytes()), Incoming::Answer(..)),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn hostile_values_are_not_echoed_in_full() {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"resources/read","params":"{}"}}"#,
+            "x".repeat(100_000)
+        );
+        let (_, _, message) = answer(&line);
+        assert!(message.len() < 1000, "{} bytes", message.len());
+    }
+}

@@ -1,0 +1,408 @@
+//! "No filesystem IO at run time", checked from outside the process and enforced inside it.
+//!
+//! - A full MCP session (initialize, every list, every document and chunk read, errors,
+//!   hostile input) runs under `strace -f -e trace=%file`: after the initialize response
+//!   the server makes no file syscall at all — not even one that fails. The same trace
+//!   must show the opens the server does make before that point (the dynamic loader,
+//!   rmcp reopening `/proc/self/fd/N`), so a trace that caught nothing cannot pass.
+//! - In that trace the server calls `landlock_restrict_self` successfully before it
+//!   answers `initialize`: take the restriction out of `serve` and this test fails.
+//! - `skillpack info` restricts a thread the way `serve` restricts itself and tries to open
+//!   a file: Landlock must refuse it. Weaken the ruleset and that test fails.
+//!
+//! strace is installed by `.ci/run`; without it (a developer machine) the trace tests skip
+//! with a message, and under CI they fail instead.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::raw::RawSession;
+use rmcp::model::{PaginatedRequestParams, ReadResourceRequestParams};
+use serde_json::{Value, json};
+
+fn strace_available() -> bool {
+    let found = Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "strace is missing under CI: .ci/run must install it"
+        );
+        eprintln!(
+            "SKIP: strace is not installed (apt-get install strace); the zero-IO trace is not checked"
+        );
+    }
+    found
+}
+
+/// The command that runs the built-in binary under strace, tracing file syscalls, writes
+/// (the transport uses `writev`) and the Landlock
+/// restriction into `trace`.
+fn traced(trace: &Path) -> Command {
+    let mut command = Command::new("strace");
+    command
+        .args(["-f", "-qq", "-s", "160", "-o"])
+        .arg(trace)
+        .args(["-e", "trace=%file,write,writev,landlock_restrict_self"])
+        .arg(common::builtin_binary());
+    command
+}
+
+/// What the trace shows about the server's run.
+#[derive(Debug)]
+struct Trace {
+    /// File syscalls before the initialize response.
+    before: Vec<String>,
+    /// File syscalls after it: must be empty.
+    after: Vec<String>,
+    /// The `landlock_restrict_self` call and its result, if made before the response.
+    restrict: Option<String>,
+}
+
+fn read_trace(path: &Path) -> Trace {
+    let text = std::fs::read_to_string(path).expect("read the strace output");
+    let mut trace = Trace {
+        before: Vec::new(),
+        after: Vec::new(),
+        restrict: None,
+    };
+    let mut answered = false;
+    for line in text.lines() {
+        // `PID name(args) = result`, `PID <... name resumed> …`, `+++ exited …`, `--- SIG… ---`.
+        let rest = line
+            .split_once(' ')
+            .map_or(line, |(_, rest)| rest)
+            .trim_start();
+        if rest.starts_with("+++") || rest.starts_with("---") {
+            continue;
+        }
+        let name = match rest.strip_prefix("<... ") {
+            Some(resumed) => resumed.split(' ').next().unwrap_or(""),
+            None => rest.split('(').next().unwrap_or(""),
+        };
+        match name {
+            "write" | "writev" => {
+                if !answered
+                    && rest.contains(r#"\"protocolVersion\""#)
+                    && rest.contains(r#"\"result\""#)
+                {
+                    answered = true;
+                }
+            }
+            "landlock_restrict_self" => {
+                if !answered {
+                    trace.restrict = Some(rest.to_owned());
+                }
+            }
+            _ if answered => trace.after.push(line.to_owned()),
+            _ => trace.before.push(line.to_owned()),
+        }
+    }
+    assert!(answered, "no initialize response in the trace:\n{text}");
+    trace
+}
+
+fn check(trace: &Trace) {
+    assert!(
+        trace.after.is_empty(),
+        "the server touched the filesystem after answering initialize:\n{}",
+        trace.after.join("\n")
+    );
+    // The trace caught the server's own opens, so an empty `after` means something.
+    assert!(
+        trace
+            .before
+            .iter()
+            .any(|l| l.contains("openat(") && l.contains("/proc/self/fd/0")),
+        "the trace missed the opens made at start-up; is strace following the server?\n{}",
+        trace.before.join("\n")
+    );
+    match landlock_abi() {
+        0 => eprintln!("SKIP: the kernel has no Landlock; the restriction is not checked"),
+        abi => {
+            let call = trace.restrict.as_deref().unwrap_or_else(|| {
+                panic!("the kernel offers Landlock ABI {abi} but serve never restricted itself before answering")
+            });
+            assert!(
+                call.ends_with("= 0"),
+                "landlock_restrict_self failed: {call}"
+            );
+        }
+    }
+}
+
+/// The Landlock ABI the kernel offers, as `skillpack info` reports it (0: none).
+fn landlock_abi() -> i64 {
+    info()["sandbox"]["abi"].as_i64().unwrap_or(0)
+}
+
+fn info() -> Value {
+    let output = common::run(&common::builtin_binary(), &["info", "--json"]);
+    assert!(output.status.success());
+    serde_json::from_slice(&output.stdout).expect("info --json is JSON")
+}
+
+fn temp_trace(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    (dir, path)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_session_touches_no_file_after_initialize() {
+    if !strace_available() {
+        return;
+    }
+    let (_dir, path) = temp_trace("session.trace");
+    let mut command = tokio::process::Command::from(traced(&path));
+    // rmcp logs every error answer at `warn`; the session sends some on purpose.
+    command.env("RUST_LOG", "error");
+    let transport = rmcp::transport::TokioChildProcess::new(command).expect("spawn strace");
+    let client = rmcp::ServiceExt::serve((), transport)
+        .await
+        .expect("initialize");
+
+    let mut uris: Vec<String> = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = client
+            .list_resources(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+            .await
+            .expect("resources/list");
+        uris.extend(page.resources.iter().map(|r| r.uri.clone()));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    client
+        .list_resource_templates(None)
+        .await
+        .expect("resources/templates/list");
+    // Every doc and every chunk of every document the indexes name.
+    let docs_index: Value =
+        serde_json::from_str(&common::read_text(&client, "resource://catalog/docs_index").await)
+            .unwrap();
+    for doc in docs_index["docs"].as_array().unwrap() {
+        uris.push(doc["uri"].as_str().unwrap().to_owned());
+    }
+    let mut reads = 0;
+    for uri in &uris {
+        let result = client
+            .read_resource(ReadResourceRequestParams::new(uri))
+            .await
+            .unwrap_or_else(|e| panic!("read {uri}: {e}"));
+        reads += 1;
+        let meta = serde_json::to_value(&result.contents[0]).unwrap();
+        for chunk in meta["_meta"]["io.skillpack/document"]["chunks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let chunk_uri = chunk["uri"].as_str().unwrap();
+            client
+                .read_resource(ReadResourceRequestParams::new(chunk_uri))
+                .await
+                .unwrap_or_else(|e| panic!("read {chunk_uri}: {e}"));
+            reads += 1;
+        }
+    }
+    for bad in [
+        "resource://docs/../../etc/passwd",
+        "resource://docs/%2e%2e/%2e%2e/etc/shadow",
+        "file:///etc/passwd",
+        "resource://docs/no-such-doc.md",
+        "skill://no-such-skill/SKILL.md",
+        "resource://docs/index.md#no-such-anchor",
+    ] {
+        assert!(
+            client
+                .read_resource(ReadResourceRequestParams::new(bad))
+                .await
+                .is_err(),
+            "{bad}"
+        );
+    }
+    let calls = other_surfaces(&client).await;
+    eprintln!(
+        "traced session: {reads} resource reads, {calls} tool, prompt, completion and skills calls"
+    );
+    reads += calls;
+    client.cancel().await.expect("close the session");
+    assert!(
+        reads > 50,
+        "only {reads} reads: the session did not cover the catalog"
+    );
+
+    check(&read_trace(&path));
+}
+
+/// Every other surface the server declares: tools, prompts, completion and the SEP-2640
+/// skills extension, each called with good and bad arguments. Returns the calls made.
+async fn other_surfaces(client: &common::Client) -> usize {
+    use rmcp::model::{
+        CallToolRequestParams, GetPromptRequestParams, GetSkillRequestParams,
+        ReadResourceDirectoryRequestParams,
+    };
+    let mut calls = 0;
+    let capabilities = client
+        .peer_info()
+        .expect("server info")
+        .capabilities
+        .clone();
+    let doc = "resource://docs/index.md";
+    if capabilities.tools.is_some() {
+        for tool in client.list_all_tools().await.expect("tools/list") {
+            let name = tool.name.to_string();
+            let args = [
+                json!({}),
+                json!({"kind": "docs"}),
+                json!({"uri": doc}),
+                json!({"uri": doc, "detail": "full"}),
+                json!({"query": "install"}),
+                json!({"uri": "resource://docs/../../etc/passwd"}),
+                json!({"uri": "file:///etc/passwd", "unknown": true}),
+            ];
+            for arguments in args {
+                let Value::Object(arguments) = arguments else {
+                    unreachable!()
+                };
+                // Errors are part of the session; only the trace is judged.
+                let _ = client
+                    .call_tool(CallToolRequestParams::new(name.clone()).with_arguments(arguments))
+                    .await;
+                calls += 1;
+            }
+        }
+    }
+    let skills_index: Value =
+        serde_json::from_str(&common::read_text(client, "resource://catalog/skills_index").await)
+            .unwrap();
+    let first_skill = skills_index["skills"][0]["id"]
+        .as_str()
+        .unwrap_or("none")
+        .to_owned();
+    if capabilities.prompts.is_some() {
+        for prompt in client.list_all_prompts().await.expect("prompts/list") {
+            let mut arguments = serde_json::Map::new();
+            for argument in prompt.arguments.iter().flatten() {
+                let value = match argument.name.as_str() {
+                    "skill_id" => first_skill.clone(),
+                    _ => "install".to_owned(),
+                };
+                arguments.insert(argument.name.clone(), Value::String(value));
+            }
+            let _ = client
+                .get_prompt(
+                    GetPromptRequestParams::new(prompt.name.clone()).with_arguments(arguments),
+                )
+                .await;
+            let _ = client
+                .complete_prompt_argument(prompt.name.clone(), "skill_id", "a", None)
+                .await;
+            calls += 2;
+        }
+    }
+    if capabilities.completions.is_some() {
+        for (template, argument, value) in [
+            ("resource://docs/{path*}", "path", "ref"),
+            ("resource://catalog/skills/{skill_id}", "skill_id", "a"),
+            ("resource://docs/{path*}/chunks/{chunk_id}", "chunk_id", "i"),
+            ("resource://docs/{path*}", "path", "../../etc"),
+        ] {
+            let _ = client
+                .complete_resource_argument(template, argument, value, None)
+                .await;
+            calls += 1;
+        }
+    }
+    if capabilities.supports_skills() {
+        let skills = client.list_skills(None).await.expect("skills/list");
+        for skill in &skills.skills {
+            let manifest = client
+                .get_skill(GetSkillRequestParams::new(&skill.uri))
+                .await
+                .expect("skills/get");
+            let manifest = serde_json::to_value(&manifest).unwrap();
+            let files = manifest["skill"]["resources"].as_array().cloned();
+            assert!(
+                files.is_some(),
+                "skills/get has no file manifest: {manifest}"
+            );
+            for file in files.into_iter().flatten() {
+                let uri = file["uri"].as_str().unwrap();
+                let _ = client
+                    .read_resource(ReadResourceRequestParams::new(uri))
+                    .await;
+                calls += 1;
+            }
+            calls += 1;
+        }
+        let _ = client
+            .get_skill(GetSkillRequestParams::new("skill://../../etc/SKILL.md"))
+            .await;
+        if capabilities.supports_directory_read() {
+            for uri in ["skill://", "skill://../../etc"] {
+                let _ = client
+                    .read_resource_directory(ReadResourceDirectoryRequestParams::new(uri))
+                    .await;
+                calls += 1;
+            }
+        }
+    }
+    calls
+}
+
+#[test]
+fn hostile_input_touches_no_file_either() {
+    if !strace_available() {
+        return;
+    }
+    let (_dir, path) = temp_trace("hostile.trace");
+    let mut s = RawSession::start_command(traced(&path));
+    for line in [
+        "{not json".to_owned(),
+        "[".repeat(10_000),
+        r#"{"jsonrpc":"2.0","id":1,"method":"no/such/method"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"resource://docs/%2e%2e/%2e%2e/etc/passwd"}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"/etc/passwd"}}"#.to_owned(),
+        format!(r#"{{"jsonrpc":"2.0","id":4,"method":"ping","params":{{"x":"{}"}}}}"#, "y".repeat(2 << 20)),
+    ] {
+        s.send_line(&line);
+        s.next();
+    }
+    s.assert_serving();
+    let (status, stderr) = s.finish();
+    assert!(status.success(), "{stderr}");
+    check(&read_trace(&path));
+}
+
+#[test]
+fn info_reports_a_sandbox_that_refuses_files() {
+    let info = info();
+    let sandbox = &info["sandbox"];
+    eprintln!("sandbox: {sandbox}");
+    if sandbox["abi"].as_i64().unwrap_or(0) == 0 {
+        assert_eq!(sandbox["status"], "unavailable", "{sandbox}");
+        assert!(sandbox["verified"].is_null(), "{sandbox}");
+        eprintln!("SKIP: the kernel has no Landlock; the restriction is not checked");
+        return;
+    }
+    assert_eq!(sandbox["mechanism"], "landlock");
+    assert!(
+        ["enforced", "partial"].contains(&sandbox["status"].as_str().unwrap()),
+        "{sandbox}"
+    );
+    // A thread restricted as `serve` restricts itself tried to open the binary and list `/`.
+    assert_eq!(
+        sandbox["verified"], true,
+        "a Landlock-restricted thread could still open a file: {sandbox}"
+    );
+    let text = common::run(&common::builtin_binary(), &["info"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("sandbox:      landlock"), "{text}");
+}
