@@ -1,3 +1,4 @@
 //! Transports: how MCP messages reach the server.
 
+pub mod http;
 pub mod stdio;
