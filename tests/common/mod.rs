@@ -2,6 +2,9 @@
 //! through rmcp's client; build binaries over other content (the corpora, fixtures).
 #![allow(dead_code)]
 
+pub mod external;
+pub mod http;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
