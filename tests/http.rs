@@ -80,8 +80,9 @@ async fn both_lifecycles_serve_the_catalog_over_http() {
     stdio.cancel().await.unwrap();
 }
 
-/// No sessions: the `initialize` answer carries no session id, and a request on a fresh
-/// connection that never initialized is answered — so any replica can take any request.
+/// No session state: the `initialize` answer carries a session id that no replica keeps
+/// anything under, and requests with any id — or none, on a connection that never
+/// initialized — are answered, so any replica can take any request.
 #[tokio::test]
 async fn every_request_stands_alone() {
     let server = HttpServer::start(&builtin_binary(), &[], &[]);
@@ -94,25 +95,55 @@ async fn every_request_stands_alone() {
     )
     .await;
     assert_eq!(init.status, 200, "{}", init.body);
-    assert_eq!(init.header("mcp-session-id"), None);
     assert_eq!(init.json()["result"]["protocolVersion"], "2025-11-25");
-
-    // A legacy follow-up without any session, as a replica that never saw the handshake
-    // would receive it.
-    let mut headers = LEGACY_HEADERS.to_vec();
-    headers.push(("MCP-Protocol-Version", "2025-11-25"));
-    let body =
-        json!({"jsonrpc": "2.0", "id": 7, "method": "resources/read", "params": {"uri": INDEX}});
-    let read = request(
+    let session = init
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    assert!(
+        session.len() >= 32 && session.bytes().all(|b| (0x21..=0x7e).contains(&b)),
+        "{session}"
+    );
+    let again = request(
         server.addr,
         "POST",
         "/mcp",
-        &headers,
-        body.to_string().as_bytes(),
+        &LEGACY_HEADERS,
+        &initialize_body("2025-11-25"),
     )
     .await;
-    assert_eq!(read.status, 200, "{}", read.body);
-    assert_eq!(read.json()["result"]["contents"][0]["uri"], INDEX);
+    assert_ne!(again.header("mcp-session-id"), Some(session.as_str()));
+
+    // Legacy follow-ups with this id, with an id minted by another replica, and with none
+    // (a replica that never saw the handshake receives exactly these).
+    let body =
+        json!({"jsonrpc": "2.0", "id": 7, "method": "resources/read", "params": {"uri": INDEX}});
+    for id in [
+        Some(session.as_str()),
+        Some("0123456789abcdef0123456789abcdef"),
+        None,
+    ] {
+        let mut headers = LEGACY_HEADERS.to_vec();
+        headers.push(("MCP-Protocol-Version", "2025-11-25"));
+        if let Some(id) = id {
+            headers.push(("Mcp-Session-Id", id));
+        }
+        let read = request(
+            server.addr,
+            "POST",
+            "/mcp",
+            &headers,
+            body.to_string().as_bytes(),
+        )
+        .await;
+        assert_eq!(read.status, 200, "session {id:?}: {}", read.body);
+        assert_eq!(read.json()["result"]["contents"][0]["uri"], INDEX);
+        assert_eq!(
+            read.header("mcp-session-id"),
+            None,
+            "only initialize mints ids"
+        );
+    }
 
     let modern = modern_read(server.addr, INDEX, &[]).await;
     assert_eq!(modern.status, 200, "{}", modern.body);
@@ -130,6 +161,37 @@ async fn every_request_stands_alone() {
         .await;
         assert_eq!(response.status, 405, "{method}: {}", response.body);
     }
+}
+
+/// `logging/setLevel` is accepted from 2025-era clients (the capability is declared) and
+/// is an unknown method on 2026-07-28, which removed it.
+#[tokio::test]
+async fn log_levels_are_accepted_on_the_2025_revision_only() {
+    let server = HttpServer::start(&builtin_binary(), &[], &[]);
+    let mut headers = LEGACY_HEADERS.to_vec();
+    headers.push(("MCP-Protocol-Version", "2025-11-25"));
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "info"}});
+    let legacy = request(
+        server.addr,
+        "POST",
+        "/mcp",
+        &headers,
+        body.to_string().as_bytes(),
+    )
+    .await;
+    assert_eq!(legacy.status, 200, "{}", legacy.body);
+    assert_eq!(legacy.json()["result"], json!({}));
+
+    let modern = request(
+        server.addr,
+        "POST",
+        "/mcp",
+        &modern_headers("logging/setLevel", None),
+        &modern_body(4, "logging/setLevel", json!({"level": "info"})),
+    )
+    .await;
+    assert_eq!(modern.status, 404, "{}", modern.body);
+    assert_eq!(modern.json()["error"]["code"], -32601);
 }
 
 #[tokio::test]

@@ -46,7 +46,7 @@ pid {dir}/nginx.pid;
 error_log {dir}/error.log warn;
 events {{ worker_connections 256; }}
 http {{
-    log_format lb '$upstream_addr $status $request_method';
+    log_format lb '$upstream_addr $status $request_method $http_mcp_session_id';
     access_log {dir}/access.log lb;
     client_body_temp_path {dir}/body;
     proxy_temp_path {dir}/proxy;
@@ -173,17 +173,18 @@ async fn three_replicas_behind_round_robin_nginx_need_no_affinity() {
 
     // nginx's record of who answered what.
     let log = std::fs::read_to_string(dir.path().join("access.log")).unwrap();
-    let entries: Vec<(&str, u16, &str)> = log
+    let entries: Vec<(&str, u16, &str, &str)> = log
         .lines()
         .map(|line| {
             let mut fields = line.split(' ');
             let upstream = fields.next().unwrap();
             let status = fields.next().unwrap().parse().unwrap();
             let method = fields.next().unwrap();
-            (upstream, status, method)
+            let session = fields.next().unwrap_or("-");
+            (upstream, status, method, session)
         })
         .collect();
-    let posts: Vec<_> = entries.iter().filter(|(_, _, m)| *m == "POST").collect();
+    let posts: Vec<_> = entries.iter().filter(|(_, _, m, _)| *m == "POST").collect();
     // Legacy: initialize, initialized, list, one read each. Modern: discover, one read
     // each — its repeats are served from rmcp's client cache, as the server's `ttlMs`
     // allows.
@@ -193,7 +194,7 @@ async fn three_replicas_behind_round_robin_nginx_need_no_affinity() {
         "{} POSTs logged, expected at least {expected_posts}:\n{log}",
         posts.len()
     );
-    for (upstream, status, method) in &entries {
+    for (upstream, status, method, _) in &entries {
         let ok = (200..300).contains(status)
             // Without sessions there is no stream to GET or session to DELETE: 405 is the
             // documented answer, not an error of the deployment.
@@ -207,7 +208,7 @@ async fn three_replicas_behind_round_robin_nginx_need_no_affinity() {
         );
     }
     let mut per_replica = BTreeMap::new();
-    for (upstream, _, _) in &posts {
+    for (upstream, _, _, _) in &posts {
         *per_replica.entry(*upstream).or_insert(0) += 1;
     }
     assert_eq!(per_replica.len(), 3, "{per_replica:?}");
@@ -218,5 +219,16 @@ async fn three_replicas_behind_round_robin_nginx_need_no_affinity() {
             replica.addr
         );
     }
+    // The legacy client's session id, minted by one replica, was honoured by all three.
+    let with_session: std::collections::BTreeSet<_> = posts
+        .iter()
+        .filter(|(_, _, _, session)| *session != "-")
+        .map(|(upstream, _, _, _)| *upstream)
+        .collect();
+    assert_eq!(
+        with_session.len(),
+        3,
+        "session-carrying requests hit {with_session:?}:\n{log}"
+    );
     eprintln!("requests per replica: {per_replica:?}");
 }

@@ -10,7 +10,9 @@
 //! 2. the optional bearer token (`SKILLPACK_AUTH_TOKEN`) — 401 before any body is read;
 //! 3. load shedding past `--max-concurrency` in-flight requests — 503 at once, no queue;
 //! 4. a whole-request timeout — 408 for clients that stall mid-request;
-//! 5. rmcp: `Host` and `Origin` checks against DNS rebinding (403), the body size limit
+//! 5. a stateless `Mcp-Session-Id` on legacy `initialize` answers (see
+//!    [`stateless_session_id`]);
+//! 6. rmcp: `Host` and `Origin` checks against DNS rebinding (403), the body size limit
 //!    (413), then MCP itself.
 //!
 //! `GET /healthz` sits outside all of that: probes from kubelets and load balancers carry
@@ -194,6 +196,10 @@ pub fn router(server: SkillpackServer, options: &HttpOptions) -> Router {
         .load_shed()
         .concurrency_limit(options.max_concurrency)
         .timeout(options.request_timeout)
+        .layer(middleware::from_fn_with_state(
+            options.max_body_bytes,
+            stateless_session_id,
+        ))
         .service(StreamableHttpService::new(
             move || Ok(server.clone()),
             NeverSessionManager::default().into(),
@@ -273,6 +279,77 @@ async fn limit_error_response(error: BoxError) -> Response {
     }
     tracing::error!(%error, "unexpected error from the HTTP stack");
     (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error\n").into_response()
+}
+
+// ---------------------------------------------------------------------------------------
+// Sessions without state
+
+/// Give each legacy `initialize` answer an `Mcp-Session-Id` that no replica keeps anything
+/// under. The 2025-era transport lets a server assign one; clients then send it back on
+/// every request, and since rmcp runs without sessions here, whichever replica receives it
+/// serves the request as if it had none — no affinity, no shared store. Without an id,
+/// clients and the conformance suite take the server for one that cannot multiplex
+/// requests. The id is random (not a counter), so it says nothing about the server.
+///
+/// The body has to be read to see the method; requests are small, and the limit is the
+/// same `--max-body-bytes` rmcp enforces after us.
+async fn stateless_session_id(
+    State(max_body_bytes): State<usize>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, max_body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(error) => return unreadable_body(&error, max_body_bytes),
+    };
+    let initialize = is_initialize(&bytes);
+    let mut response = next.run(Request::from_parts(parts, bytes.into())).await;
+    if initialize
+        && response.status() == StatusCode::OK
+        && !response.headers().contains_key(SESSION_ID)
+    {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        if let Ok(value) = HeaderValue::from_str(&id) {
+            response.headers_mut().insert(SESSION_ID, value);
+        }
+    }
+    response
+}
+
+const SESSION_ID: &str = "mcp-session-id";
+
+fn is_initialize(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Method<'a> {
+        #[serde(borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+    }
+    // Most requests never mention it: skip the parse.
+    body.windows(12).any(|window| window == b"\"initialize\"")
+        && serde_json::from_slice::<Method>(body)
+            .is_ok_and(|probe| probe.method.as_deref() == Some("initialize"))
+}
+
+fn unreadable_body(error: &axum::Error, max_body_bytes: usize) -> Response {
+    let too_large = std::error::Error::source(error)
+        .is_some_and(|source| source.is::<http_body_util::LengthLimitError>());
+    if too_large {
+        (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("Payload Too Large: request body exceeds {max_body_bytes} bytes"),
+        )
+            .into_response()
+    } else {
+        (
+            StatusCode::BAD_REQUEST,
+            format!("Bad Request: could not read the request body: {error}"),
+        )
+            .into_response()
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -525,7 +602,7 @@ fn cors_layer(options: &HttpOptions) -> CorsLayer {
         .allow_headers(AllowHeaders::mirror_request())
         .expose_headers([
             header::WWW_AUTHENTICATE,
-            header::HeaderName::from_static("mcp-session-id"),
+            header::HeaderName::from_static(SESSION_ID),
         ])
         .max_age(Duration::from_secs(3600))
 }
