@@ -525,6 +525,11 @@ fn bad_http_settings_fail_with_clear_messages() {
             "--path",
         ),
         (
+            &["serve", "--http", "127.0.0.1:0", "--path", "/mcp/{tenant}"],
+            &[],
+            "--path",
+        ),
+        (
             &["serve", "--http", "127.0.0.1:0"],
             &[("SKILLPACK_AUTH_TOKEN", "")],
             "SKILLPACK_AUTH_TOKEN is set but empty",

@@ -1,10 +1,10 @@
 //! Streamable HTTP transport for shared deployments (`skillpack serve --http ADDR`).
 //!
 //! The catalog never changes inside one binary, so every request can be answered by any
-//! replica: rmcp's Streamable HTTP service runs without sessions (2026-07-28 requests are
-//! stateless anyway; legacy 2025-era `initialize` handshakes are answered without an
-//! `Mcp-Session-Id`, so their follow-up requests need no affinity either). Around it, in
-//! the order a request meets them:
+//! replica: rmcp's Streamable HTTP service runs without session state (2026-07-28 requests
+//! are stateless anyway; 2025-era clients get a session id on `initialize` that nothing is
+//! stored under, so their follow-up requests need no affinity either). Around it, in the
+//! order a request meets them:
 //!
 //! 1. CORS answers for browser origins the operator allowed (preflights never reach MCP);
 //! 2. the optional bearer token (`SKILLPACK_AUTH_TOKEN`) — 401 before any body is read;
@@ -114,9 +114,14 @@ impl HttpOptions {
     }
 
     pub fn set_path(&mut self, path: &str) -> Result<(), String> {
-        if !path.starts_with('/') || path == HEALTH_PATH || path.contains(['?', '#', ' ']) {
+        // Plain path characters only: axum reads `{…}`, `:` and `*` as captures.
+        let plain = path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/-._~".contains(c));
+        if !path.starts_with('/') || path == HEALTH_PATH || !plain {
             return Err(format!(
-                "--path must be an absolute URL path other than {HEALTH_PATH}, like /mcp; got {path:?}"
+                "--path must be an absolute URL path of letters, digits and - . _ ~ other than \
+                 {HEALTH_PATH}, like /mcp; got {path:?}"
             ));
         }
         self.path = path.to_owned();
