@@ -268,6 +268,22 @@ pub fn request_head(
     head
 }
 
+/// Read one response head (up to the blank line), e.g. an interim `100 Continue`.
+async fn read_head(stream: &mut TcpStream) -> String {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match tokio::time::timeout(STEP, stream.read(&mut byte))
+            .await
+            .expect("response head timed out")
+        {
+            Ok(1) => head.push(byte[0]),
+            _ => break,
+        }
+    }
+    String::from_utf8_lossy(&head).into_owned()
+}
+
 /// Read a whole `Connection: close` response.
 pub async fn read_response(stream: &mut TcpStream) -> RawResponse {
     let mut raw = Vec::new();
@@ -385,19 +401,33 @@ pub struct HeldRequest {
 }
 
 impl HeldRequest {
+    /// Returns once the server is provably handling the request: it is sent with
+    /// `Expect: 100-continue`, and the server says `100 Continue` only when the handler
+    /// starts reading the body — inside the concurrency limit. (If it was shed because the
+    /// slot was briefly taken, it is sent again.)
     pub async fn start(addr: SocketAddr, headers: &[(&str, &str)], body: Vec<u8>) -> HeldRequest {
-        let mut stream = TcpStream::connect(addr).await.expect("connect");
-        let head = request_head(addr, "POST", "/mcp", headers, body.len());
-        let split = body.len() / 2;
-        stream.write_all(head.as_bytes()).await.unwrap();
-        stream.write_all(&body[..split]).await.unwrap();
-        stream.flush().await.unwrap();
-        // Let the server read the head and take a concurrency slot before anything else
-        // arrives.
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        HeldRequest {
-            stream,
-            rest: body[split..].to_vec(),
+        let mut headers = headers.to_vec();
+        headers.push(("Expect", "100-continue"));
+        let deadline = Instant::now() + STEP;
+        loop {
+            let mut stream = TcpStream::connect(addr).await.expect("connect");
+            let head = request_head(addr, "POST", "/mcp", &headers, body.len());
+            stream.write_all(head.as_bytes()).await.unwrap();
+            let interim = read_head(&mut stream).await;
+            if interim.starts_with("HTTP/1.1 100") {
+                let split = body.len() / 2;
+                stream.write_all(&body[..split]).await.unwrap();
+                stream.flush().await.unwrap();
+                return HeldRequest {
+                    stream,
+                    rest: body[split..].to_vec(),
+                };
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the server never started on the held request: {interim}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
 
