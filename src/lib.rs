@@ -14,7 +14,8 @@
 //! - **baked catalog (the state)**: [`catalog::Catalog`] reads the embedded archive in
 //!   place: no parsing, copying or allocation at start-up.
 //! - **MCP handlers**: [`server::SkillpackServer`] implements rmcp's `ServerHandler` and
-//!   dispatches to one module per surface in [`cmd`] (resources, templates, errors…).
+//!   dispatches to one module per surface in [`cmd`] (resources, templates, tools, prompts,
+//!   completion, errors…).
 //! - **transports**: [`transport::stdio`].
 //! - **CLI**: [`cli`] (`serve`, `info`, `list`, `read`, `fingerprint`); `src/bin` is a
 //!   one-line `main`.
