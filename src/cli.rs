@@ -2,7 +2,9 @@
 //! `fingerprint`. The binary in `src/bin` only calls [`main`].
 
 use std::io::Write;
+use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use base64::Engine;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -13,6 +15,7 @@ use crate::catalog::{Catalog, SERVER_VERSION};
 use crate::cmd;
 use crate::model::ArchivedDocKind;
 use crate::server::SkillpackServer;
+use crate::transport::http;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -35,7 +38,7 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Serve MCP over stdio (the default).
+    /// Serve MCP over stdio (the default), or Streamable HTTP with --http.
     Serve(ServeArgs),
     /// Print the catalog's name, fingerprint, counts and sizes.
     Info {
@@ -63,6 +66,116 @@ pub struct ServeArgs {
     /// 12 hex digits, `blake3:` optional): pins a deployment to one content release.
     #[arg(long, value_name = "HEX")]
     pub expect_fingerprint: Option<String>,
+
+    /// Serve Streamable HTTP on ADDR instead of stdio (`--http` alone: 127.0.0.1:8080).
+    /// ADDR is IP:PORT or a bare PORT (loopback); port 0 picks a free port, logged at start.
+    /// Set SKILLPACK_AUTH_TOKEN to require `Authorization: Bearer <token>` on the MCP path.
+    #[arg(
+        long,
+        value_name = "ADDR",
+        num_args = 0..=1,
+        default_missing_value = http::DEFAULT_ADDR,
+        value_parser = parse_listen_addr
+    )]
+    pub http: Option<SocketAddr>,
+
+    #[command(flatten)]
+    pub http_options: HttpArgs,
+}
+
+/// Options that only apply with `--http`.
+#[derive(clap::Args, Debug)]
+pub struct HttpArgs {
+    /// URL path of the MCP endpoint.
+    #[arg(long, value_name = "PATH", default_value = http::DEFAULT_PATH, requires = "http")]
+    pub path: String,
+
+    /// Also accept this Host header (name or name:port; repeat or comma-separate). Loopback
+    /// names and a specific bind IP are always accepted; `*` turns the check off (only
+    /// behind a proxy that checks host names itself).
+    #[arg(long, value_name = "HOST", value_delimiter = ',', requires = "http")]
+    pub allow_host: Vec<String>,
+
+    /// Also accept requests from this browser origin (scheme://host[:port], scheme://host:*
+    /// for any port; repeat or comma-separate). Loopback origins are always accepted,
+    /// requests without Origin always pass; `*` turns the check off.
+    #[arg(long, value_name = "ORIGIN", value_delimiter = ',', requires = "http")]
+    pub allow_origin: Vec<String>,
+
+    /// Largest request body accepted; bigger ones get 413.
+    #[arg(long, value_name = "BYTES", default_value_t = http::DEFAULT_MAX_BODY_BYTES, requires = "http")]
+    pub max_body_bytes: usize,
+
+    /// Requests handled at once; more get 503 with Retry-After at once (no queueing).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = http::DEFAULT_MAX_CONCURRENCY,
+        value_parser = clap::value_parser!(u32).range(1..),
+        requires = "http"
+    )]
+    pub max_concurrency: u32,
+
+    /// Seconds a request may take from its first byte to its response; slower gets 408.
+    #[arg(long, value_name = "SECS", default_value_t = http::DEFAULT_REQUEST_TIMEOUT_SECS, requires = "http")]
+    pub request_timeout: u64,
+
+    /// Seconds to let in-flight requests finish after SIGTERM/SIGINT before exiting.
+    #[arg(long, value_name = "SECS", default_value_t = http::DEFAULT_SHUTDOWN_TIMEOUT_SECS, requires = "http")]
+    pub shutdown_timeout: u64,
+}
+
+impl Default for HttpArgs {
+    fn default() -> Self {
+        HttpArgs {
+            path: http::DEFAULT_PATH.to_owned(),
+            allow_host: Vec::new(),
+            allow_origin: Vec::new(),
+            max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
+            max_concurrency: http::DEFAULT_MAX_CONCURRENCY,
+            request_timeout: http::DEFAULT_REQUEST_TIMEOUT_SECS,
+            shutdown_timeout: http::DEFAULT_SHUTDOWN_TIMEOUT_SECS,
+        }
+    }
+}
+
+impl HttpArgs {
+    /// Validate the flags and the token from the environment into transport options.
+    pub fn options(
+        &self,
+        addr: SocketAddr,
+        auth_token: Option<&str>,
+    ) -> Result<http::HttpOptions, String> {
+        let mut options = http::HttpOptions::new(addr);
+        options.set_path(&self.path)?;
+        options.allow_hosts(&self.allow_host)?;
+        options.allow_origins(&self.allow_origin)?;
+        options.auth = auth_token.map(http::BearerToken::new).transpose()?;
+        options.max_body_bytes = self.max_body_bytes;
+        options.max_concurrency = self.max_concurrency as usize;
+        options.request_timeout = Duration::from_secs(self.request_timeout.max(1));
+        options.shutdown_timeout = Duration::from_secs(self.shutdown_timeout);
+        Ok(options)
+    }
+}
+
+/// `IP:PORT`, `localhost:PORT` or a bare `PORT` (on loopback).
+fn parse_listen_addr(text: &str) -> Result<SocketAddr, String> {
+    let text = text.trim();
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    if let Some(port) = text.strip_prefix("localhost:")
+        && let Ok(port) = port.parse::<u16>()
+    {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse().map_err(|_| {
+        format!(
+            "expected IP:PORT such as 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080, or a bare port; \
+             got {text:?}"
+        )
+    })
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,9 +187,11 @@ pub enum ListKind {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let serving = matches!(cli.command, None | Some(Command::Serve(_)));
+    // rmcp logs every stateless HTTP request at info; its warnings (refused Host/Origin)
+    // are what an operator needs by default.
     init_logging(
         cli.log_level.as_deref(),
-        if serving { "info" } else { "warn" },
+        if serving { "info,rmcp=warn" } else { "warn" },
     );
     let catalog = Catalog::baked();
     match cli.command.unwrap_or(Command::Serve(ServeArgs::default())) {
@@ -137,6 +252,14 @@ fn serve(catalog: Catalog, args: ServeArgs) -> ExitCode {
         eprintln!("skillpack: {message}");
         return ExitCode::from(2);
     }
+    match args.http {
+        Some(addr) => serve_http(catalog, addr, &args.http_options),
+        None => serve_stdio(catalog),
+    }
+}
+
+fn serve_stdio(catalog: Catalog) -> ExitCode {
+    // One client, one pipe: a single thread is all stdio needs.
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -156,6 +279,48 @@ fn serve(catalog: Catalog, args: ServeArgs) -> ExitCode {
     match runtime.block_on(crate::transport::stdio::serve(SkillpackServer::new(
         catalog,
     ))) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("skillpack: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve_http(catalog: Catalog, addr: SocketAddr, args: &HttpArgs) -> ExitCode {
+    // The token comes from the environment only: a flag would show up in `ps`.
+    let token = std::env::var("SKILLPACK_AUTH_TOKEN").ok();
+    let options = match args.options(addr, token.as_deref()) {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("skillpack: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    drop(token);
+    // Bind first, then give up the filesystem (and new binds/connections), then start the
+    // worker threads: Landlock covers the calling thread and the threads it spawns later,
+    // so restricting before the runtime exists covers every thread the server will have.
+    let listener = match http::bind(options.addr) {
+        Ok(listener) => listener,
+        Err(message) => {
+            eprintln!("skillpack: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    crate::sandbox::restrict().log();
+    // Many clients at once: use every core.
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("skillpack: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(http::serve(SkillpackServer::new(catalog), listener, options)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("skillpack: {error}");

@@ -42,13 +42,15 @@ impl SkillpackServer {
             // SEP-2640: skills/list, skills/get and resources/directory/read (cmd::skills).
             .enable_skills_with_directory_read()
             .build();
-        let info = ServerConfig::new(capabilities)
+        let mut info = ServerConfig::new(capabilities)
             .with_server_info(
                 Implementation::new(catalog.name(), SERVER_VERSION)
                     .with_title(format!("{} (skillpack catalog)", catalog.name()))
                     .with_description("Agent Skills and docs compiled into one binary, served read-only from memory."),
             )
             .with_instructions(instructions(&catalog));
+        // Declared so that 2025-era clients may set a log level (see `set_level`).
+        info.capabilities.logging = Some(Default::default());
         SkillpackServer {
             catalog,
             info,
@@ -142,6 +144,24 @@ impl ServerHandler for SkillpackServer {
                 .with_cache_scope(CacheScope::Public);
         }
         Ok(result.into())
+    }
+
+    /// `logging/setLevel` (2025-era revisions only). skillpack has nothing to send as
+    /// `notifications/message` — results and error envelopes carry everything, and its own
+    /// logs go to stderr — so every level is honoured trivially. Accepting the request keeps
+    /// clients that set a level when they connect working. 2026-07-28 removed the method.
+    #[allow(deprecated)] // logging is deprecated (SEP-2577); 2025-era clients still use it
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if wants_cache_hints(&context) {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::SetLevelRequestMethod,
+            >());
+        }
+        Ok(())
     }
 
     // SEP-2640 Skills extension (`cmd::skills`). Skill results carry the cache hints on

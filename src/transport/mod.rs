@@ -1,4 +1,5 @@
 //! Transports: how MCP messages reach the server.
 
 pub mod framing;
+pub mod http;
 pub mod stdio;

@@ -2,6 +2,8 @@
 //! through rmcp's client; build binaries over other content (the corpora, fixtures).
 #![allow(dead_code)]
 
+pub mod external;
+pub mod http;
 pub mod raw;
 pub mod tools;
 

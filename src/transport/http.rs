@@ -1,0 +1,766 @@
+//! Streamable HTTP transport for shared deployments (`skillpack serve --http ADDR`).
+//!
+//! The catalog never changes inside one binary, so every request can be answered by any
+//! replica: rmcp's Streamable HTTP service runs without session state (2026-07-28 requests
+//! are stateless anyway; 2025-era clients get a session id on `initialize` that nothing is
+//! stored under, so their follow-up requests need no affinity either). Around it, in the
+//! order a request meets them:
+//!
+//! 1. CORS answers for browser origins the operator allowed (preflights never reach MCP);
+//! 2. the optional bearer token (`SKILLPACK_AUTH_TOKEN`) — 401 before any body is read;
+//! 3. load shedding past `--max-concurrency` in-flight requests — 503 at once, no queue;
+//! 4. a whole-request timeout — 408 for clients that stall mid-request;
+//! 5. a stateless `Mcp-Session-Id` on legacy `initialize` answers (see
+//!    [`stateless_session_id`]);
+//! 6. rmcp: `Host` and `Origin` checks against DNS rebinding (403), the body size limit
+//!    (413), then MCP itself.
+//!
+//! `GET /healthz` sits outside all of that: probes from kubelets and load balancers carry
+//! neither a token nor an allowed `Host`, and it reveals nothing `serverInfo` does not.
+//! SIGTERM/SIGINT stop accepting connections, let in-flight requests finish (up to
+//! `--shutdown-timeout`), then exit 0.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use axum::Router;
+use axum::error_handling::HandleErrorLayer;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tower::{BoxError, ServiceBuilder};
+use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
+
+use crate::catalog::SERVER_VERSION;
+use crate::server::SkillpackServer;
+
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
+pub const DEFAULT_PATH: &str = "/mcp";
+pub const HEALTH_PATH: &str = "/healthz";
+/// Real MCP requests to a read-only catalog are a few KiB; 1 MiB leaves room for any
+/// client's `_meta` while keeping a flood of huge bodies cheap to refuse.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+/// Requests are answered from memory in microseconds, so this many in flight at once
+/// means slow or hostile clients, not load worth queueing.
+pub const DEFAULT_MAX_CONCURRENCY: u32 = 256;
+pub const DEFAULT_REQUEST_TIMEOUT_SECS: u64 = 30;
+/// Below Kubernetes' default 30 s termination grace period, so we exit before SIGKILL.
+pub const DEFAULT_SHUTDOWN_TIMEOUT_SECS: u64 = 20;
+
+/// Everything `serve --http` can be told, already validated.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub addr: SocketAddr,
+    pub path: String,
+    /// `None`: any `Host` is accepted (`--allow-host '*'`).
+    pub allowed_hosts: Option<Vec<String>>,
+    /// `None`: any `Origin` is accepted (`--allow-origin '*'`).
+    pub allowed_origins: Option<Vec<OriginRule>>,
+    pub auth: Option<BearerToken>,
+    pub max_body_bytes: usize,
+    pub max_concurrency: usize,
+    pub request_timeout: Duration,
+    pub shutdown_timeout: Duration,
+}
+
+impl HttpOptions {
+    /// Defaults for `addr`: loopback hosts and origins only, no token.
+    pub fn new(addr: SocketAddr) -> Self {
+        HttpOptions {
+            addr,
+            path: DEFAULT_PATH.to_owned(),
+            allowed_hosts: Some(default_hosts(addr)),
+            allowed_origins: Some(default_origins()),
+            auth: None,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_concurrency: DEFAULT_MAX_CONCURRENCY as usize,
+            request_timeout: Duration::from_secs(DEFAULT_REQUEST_TIMEOUT_SECS),
+            shutdown_timeout: Duration::from_secs(DEFAULT_SHUTDOWN_TIMEOUT_SECS),
+        }
+    }
+
+    /// Add `--allow-host` values; `*` turns the check off.
+    pub fn allow_hosts(&mut self, hosts: &[String]) -> Result<(), String> {
+        for host in hosts.iter().map(|h| h.trim()) {
+            if host == "*" {
+                self.allowed_hosts = None;
+                continue;
+            }
+            validate_host(host)?;
+            if let Some(list) = &mut self.allowed_hosts {
+                list.push(host.to_ascii_lowercase());
+            }
+        }
+        Ok(())
+    }
+
+    /// Add `--allow-origin` values; `*` turns the check off.
+    pub fn allow_origins(&mut self, origins: &[String]) -> Result<(), String> {
+        for origin in origins.iter().map(|o| o.trim()) {
+            if origin == "*" {
+                self.allowed_origins = None;
+                continue;
+            }
+            let rule = OriginRule::parse(origin)?;
+            if let Some(list) = &mut self.allowed_origins {
+                list.push(rule);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn set_path(&mut self, path: &str) -> Result<(), String> {
+        // Plain path characters only: axum reads `{…}`, `:` and `*` as captures.
+        let plain = path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/-._~".contains(c));
+        if !path.starts_with('/') || path == HEALTH_PATH || !plain {
+            return Err(format!(
+                "--path must be an absolute URL path of letters, digits and - . _ ~ other than \
+                 {HEALTH_PATH}, like /mcp; got {path:?}"
+            ));
+        }
+        self.path = path.to_owned();
+        Ok(())
+    }
+}
+
+/// Bind the listening socket (before the runtime starts and the sandbox closes in).
+pub fn bind(addr: SocketAddr) -> Result<std::net::TcpListener, String> {
+    let listener = std::net::TcpListener::bind(addr).map_err(|error| {
+        format!("cannot listen on {addr}: {error} — pick a free port with --http HOST:PORT")
+    })?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|error| format!("cannot make the listener on {addr} non-blocking: {error}"))?;
+    Ok(listener)
+}
+
+/// Serve on `listener` (from [`bind`]) until SIGTERM/SIGINT, then drain in-flight requests
+/// and return.
+pub async fn serve(
+    server: SkillpackServer,
+    listener: std::net::TcpListener,
+    options: HttpOptions,
+) -> Result<(), String> {
+    // Handlers go in before the listener announces itself, so a supervisor that signals
+    // right after start still gets a clean drain rather than the default "terminate".
+    let mut signals = Signals::install()?;
+    let listener = tokio::net::TcpListener::from_std(listener)
+        .map_err(|error| format!("cannot use the listener on {}: {error}", options.addr))?;
+    let local = listener
+        .local_addr()
+        .map_err(|error| format!("cannot read the listening address: {error}"))?;
+    warn_about_exposure(&options, local);
+    let catalog = *server.catalog();
+    let app = router(server, &options);
+    tracing::info!(
+        url = %format!("http://{local}{}", options.path),
+        health = %format!("http://{local}{HEALTH_PATH}"),
+        name = catalog.name(),
+        version = SERVER_VERSION,
+        fingerprint = catalog.fingerprint(),
+        auth = if options.auth.is_some() { "bearer token" } else { "none" },
+        "serving MCP over Streamable HTTP"
+    );
+
+    let (draining_tx, draining_rx) = tokio::sync::oneshot::channel::<Signals>();
+    let graceful = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        let name = signals.recv().await;
+        tracing::info!(
+            signal = name,
+            "shutting down: no new connections, finishing in-flight requests"
+        );
+        let _ = draining_tx.send(signals);
+    });
+    let grace = options.shutdown_timeout;
+    let deadline = async move {
+        let Ok(mut signals) = draining_rx.await else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = tokio::time::sleep(grace) => tracing::warn!(
+                seconds = grace.as_secs_f64(),
+                "requests still in flight after --shutdown-timeout; exiting anyway"
+            ),
+            name = signals.recv() => tracing::warn!(signal = name, "second signal; exiting now"),
+        }
+    };
+    tokio::select! {
+        result = graceful => result.map_err(|error| format!("HTTP server failed: {error}"))?,
+        () = deadline => {}
+    }
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// The whole HTTP surface: `/healthz`, the MCP endpoint with its guards, and a 404 that
+/// says where things are.
+pub fn router(server: SkillpackServer, options: &HttpOptions) -> Router {
+    let health = health_body(&server);
+    let mcp = ServiceBuilder::new()
+        .layer(HandleErrorLayer::new(limit_error_response))
+        .load_shed()
+        .concurrency_limit(options.max_concurrency)
+        .timeout(options.request_timeout)
+        .layer(middleware::from_fn_with_state(
+            options.max_body_bytes,
+            stateless_session_id,
+        ))
+        .service(StreamableHttpService::new(
+            move || Ok(server.clone()),
+            NeverSessionManager::default().into(),
+            rmcp_config(options),
+        ));
+    let mut mcp_routes = Router::new().route_service(&options.path, mcp);
+    if let Some(token) = options.auth.clone() {
+        mcp_routes = mcp_routes.layer(middleware::from_fn_with_state(token, require_bearer));
+    }
+    mcp_routes = mcp_routes.layer(cors_layer(options));
+    let path = options.path.clone();
+    Router::new()
+        .route(
+            HEALTH_PATH,
+            get(move || async move {
+                ([(header::CONTENT_TYPE, "application/json")], health.clone())
+            }),
+        )
+        .merge(mcp_routes)
+        .fallback(move || async move {
+            (
+                StatusCode::NOT_FOUND,
+                format!("Not Found: MCP is served at {path}, health at {HEALTH_PATH}\n"),
+            )
+        })
+}
+
+fn rmcp_config(options: &HttpOptions) -> StreamableHttpServerConfig {
+    let mut config = StreamableHttpServerConfig::default()
+        // No sessions: a replica that never saw the `initialize` can answer what follows.
+        .with_legacy_session_mode(false)
+        // One JSON body per request: nothing here streams, and proxies buffer JSON happily.
+        .with_json_response(true)
+        .with_max_request_body_bytes(options.max_body_bytes);
+    config = match &options.allowed_hosts {
+        Some(hosts) => config.with_allowed_hosts(hosts.clone()),
+        None => config.disable_allowed_hosts(),
+    };
+    match &options.allowed_origins {
+        // rmcp validates Origin only when told to: an empty list means "off" there.
+        Some(origins) => config
+            .with_allowed_origins(origins.iter().map(OriginRule::to_rmcp))
+            .enforce_origin_validation(),
+        None => config.disable_allowed_origins(),
+    }
+}
+
+fn health_body(server: &SkillpackServer) -> String {
+    let catalog = server.catalog();
+    serde_json::json!({
+        "status": "ok",
+        "name": catalog.name(),
+        "version": SERVER_VERSION,
+        "fingerprint": catalog.fingerprint(),
+    })
+    .to_string()
+}
+
+/// What the tower limits report, as HTTP: shed load is 503 (retry elsewhere or later), a
+/// stalled request is 408.
+async fn limit_error_response(error: BoxError) -> Response {
+    if error.is::<tower::load_shed::error::Overloaded>() {
+        tracing::warn!("shedding a request: --max-concurrency requests already in flight");
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "1")],
+            "Service Unavailable: too many requests in flight on this replica; retry shortly\n",
+        )
+            .into_response();
+    }
+    if error.is::<tower::timeout::error::Elapsed>() {
+        return (
+            StatusCode::REQUEST_TIMEOUT,
+            "Request Timeout: the request did not complete in time; send the whole request promptly\n",
+        )
+            .into_response();
+    }
+    tracing::error!(%error, "unexpected error from the HTTP stack");
+    (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error\n").into_response()
+}
+
+// ---------------------------------------------------------------------------------------
+// Sessions without state
+
+/// Give each legacy `initialize` answer an `Mcp-Session-Id` that no replica keeps anything
+/// under. The 2025-era transport lets a server assign one; clients then send it back on
+/// every request, and since rmcp runs without sessions here, whichever replica receives it
+/// serves the request as if it had none — no affinity, no shared store. Without an id,
+/// clients and the conformance suite take the server for one that cannot multiplex
+/// requests. The id is random (not a counter), so it says nothing about the server.
+///
+/// The body has to be read to see the method; requests are small, and the limit is the
+/// same `--max-body-bytes` rmcp enforces after us.
+async fn stateless_session_id(
+    State(max_body_bytes): State<usize>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, max_body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(error) => return unreadable_body(&error, max_body_bytes),
+    };
+    let initialize = is_initialize(&bytes);
+    let mut response = next.run(Request::from_parts(parts, bytes.into())).await;
+    if initialize
+        && response.status() == StatusCode::OK
+        && !response.headers().contains_key(SESSION_ID)
+    {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        if let Ok(value) = HeaderValue::from_str(&id) {
+            response.headers_mut().insert(SESSION_ID, value);
+        }
+    }
+    response
+}
+
+const SESSION_ID: &str = "mcp-session-id";
+
+fn is_initialize(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Method<'a> {
+        #[serde(borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+    }
+    // Most requests never mention it: skip the parse.
+    body.windows(12).any(|window| window == b"\"initialize\"")
+        && serde_json::from_slice::<Method>(body)
+            .is_ok_and(|probe| probe.method.as_deref() == Some("initialize"))
+}
+
+fn unreadable_body(error: &axum::Error, max_body_bytes: usize) -> Response {
+    let too_large = std::error::Error::source(error)
+        .is_some_and(|source| source.is::<http_body_util::LengthLimitError>());
+    if too_large {
+        (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("Payload Too Large: request body exceeds {max_body_bytes} bytes"),
+        )
+            .into_response()
+    } else {
+        (
+            StatusCode::BAD_REQUEST,
+            format!("Bad Request: could not read the request body: {error}"),
+        )
+            .into_response()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Bearer token
+
+/// The `SKILLPACK_AUTH_TOKEN` secret. Only its blake3 hash is kept: comparing hashes
+/// (blake3's `Hash` compares in constant time) leaks neither content nor length through
+/// timing, and the secret itself is never in memory to be logged.
+#[derive(Clone)]
+pub struct BearerToken(blake3::Hash);
+
+impl BearerToken {
+    pub fn new(secret: &str) -> Result<Self, String> {
+        if secret.is_empty() {
+            return Err(
+                "SKILLPACK_AUTH_TOKEN is set but empty; unset it to serve without a token, \
+                        or set it to a long random secret"
+                    .to_owned(),
+            );
+        }
+        if secret.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(
+                "SKILLPACK_AUTH_TOKEN contains whitespace or control characters, \
+                        which cannot travel in an Authorization header; use e.g. \
+                        `openssl rand -hex 32`"
+                    .to_owned(),
+            );
+        }
+        Ok(BearerToken(blake3::hash(secret.as_bytes())))
+    }
+
+    fn accepts(&self, presented: &str) -> bool {
+        blake3::hash(presented.as_bytes()) == self.0
+    }
+}
+
+impl std::fmt::Debug for BearerToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BearerToken(<redacted>)")
+    }
+}
+
+async fn require_bearer(
+    State(token): State<BearerToken>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, credentials)| credentials.trim());
+    match presented {
+        Some(credentials) if token.accepts(credentials) => next.run(request).await,
+        Some(_) => {
+            tracing::warn!(%peer, "rejected a request with a wrong bearer token");
+            unauthorized(
+                r#"Bearer realm="skillpack", error="invalid_token", error_description="the bearer token is not valid for this server""#,
+                "Unauthorized: the bearer token is not valid for this server\n",
+            )
+        }
+        None => {
+            tracing::warn!(%peer, "rejected a request without a bearer token");
+            unauthorized(
+                r#"Bearer realm="skillpack""#,
+                "Unauthorized: this server requires `Authorization: Bearer <token>` \
+                 (the value of SKILLPACK_AUTH_TOKEN on the server)\n",
+            )
+        }
+    }
+}
+
+fn unauthorized(challenge: &'static str, message: &'static str) -> Response {
+    (
+        StatusCode::UNAUTHORIZED,
+        [(header::WWW_AUTHENTICATE, challenge)],
+        message,
+    )
+        .into_response()
+}
+
+// ---------------------------------------------------------------------------------------
+// Host and Origin policy (DNS rebinding)
+
+/// Loopback names, plus the bind address itself when it is one specific non-loopback IP
+/// (clients that dial `10.0.0.5:8080` send that as `Host`). A wildcard bind accepts only
+/// loopback until `--allow-host` names the hosts clients really use.
+fn default_hosts(addr: SocketAddr) -> Vec<String> {
+    let mut hosts = vec![
+        "localhost".to_owned(),
+        "127.0.0.1".to_owned(),
+        "::1".to_owned(),
+    ];
+    let ip = addr.ip();
+    if !ip.is_loopback() && !ip.is_unspecified() {
+        hosts.push(ip.to_string());
+    }
+    hosts
+}
+
+fn validate_host(host: &str) -> Result<(), String> {
+    let bare = !host.is_empty() && !host.contains(['/', '@', ' ']);
+    if bare && axum::http::uri::Authority::try_from(host).is_ok() {
+        return Ok(());
+    }
+    Err(format!(
+        "--allow-host takes a host name or host:port as clients send it in the Host header \
+         (e.g. docs.example.com or docs.example.com:8080), not a URL; got {host:?}"
+    ))
+}
+
+/// One allowed browser origin: `scheme://host[:port]` (the scheme's default port when
+/// omitted), `scheme://host:*` for any port, or `null`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OriginRule {
+    Null,
+    Tuple {
+        scheme: String,
+        host: String,
+        /// `None`: any port.
+        port: Option<u16>,
+    },
+}
+
+impl OriginRule {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        if text.eq_ignore_ascii_case("null") {
+            return Ok(OriginRule::Null);
+        }
+        let invalid = || {
+            format!(
+                "--allow-origin takes an origin as browsers send it: scheme://host, \
+                 scheme://host:port or scheme://host:* (any port), e.g. https://app.example.com; \
+                 got {text:?}"
+            )
+        };
+        let (scheme, rest) = text.split_once("://").ok_or_else(invalid)?;
+        let scheme = scheme.to_ascii_lowercase();
+        if !matches!(scheme.as_str(), "http" | "https") || rest.is_empty() || rest.contains('/') {
+            return Err(invalid());
+        }
+        let (authority, any_port) = match rest.strip_suffix(":*") {
+            Some(authority) => (authority, true),
+            None => (rest, false),
+        };
+        let authority = axum::http::uri::Authority::try_from(authority).map_err(|_| invalid())?;
+        if any_port && authority.port().is_some() {
+            return Err(invalid());
+        }
+        let port = match (any_port, authority.port_u16()) {
+            (true, _) => None,
+            (false, Some(port)) => Some(port),
+            (false, None) => Some(if scheme == "https" { 443 } else { 80 }),
+        };
+        Ok(OriginRule::Tuple {
+            host: normalize_host(authority.host()),
+            scheme,
+            port,
+        })
+    }
+
+    /// The same rule in rmcp's syntax (always with an explicit port or `:*`, so rmcp's
+    /// deprecated "port-less matches any port" reading never applies).
+    fn to_rmcp(&self) -> String {
+        match self {
+            OriginRule::Null => "null".to_owned(),
+            OriginRule::Tuple { scheme, host, port } => {
+                let host = if host.contains(':') {
+                    format!("[{host}]")
+                } else {
+                    host.clone()
+                };
+                match port {
+                    Some(port) => format!("{scheme}://{host}:{port}"),
+                    None => format!("{scheme}://{host}:*"),
+                }
+            }
+        }
+    }
+
+    /// Whether a request's `Origin` header value matches. rmcp does the enforcing; this
+    /// copy of its rule only decides which origins get CORS answers (rmcp's matcher is
+    /// private), so the two cannot drift apart in a way that widens access.
+    fn matches(&self, origin: &str) -> bool {
+        let origin = origin.trim();
+        match self {
+            OriginRule::Null => origin.eq_ignore_ascii_case("null"),
+            OriginRule::Tuple { scheme, host, port } => {
+                let Some((origin_scheme, rest)) = origin.split_once("://") else {
+                    return false;
+                };
+                let Ok(authority) = axum::http::uri::Authority::try_from(rest) else {
+                    return false;
+                };
+                let origin_port = authority.port_u16().or(match origin_scheme {
+                    "http" => Some(80),
+                    "https" => Some(443),
+                    _ => None,
+                });
+                origin_scheme.eq_ignore_ascii_case(scheme)
+                    && normalize_host(authority.host()) == *host
+                    && port.is_none_or(|port| origin_port == Some(port))
+            }
+        }
+    }
+}
+
+fn normalize_host(host: &str) -> String {
+    host.trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase()
+}
+
+/// Local tools (an inspector on localhost, any port) may talk to a local server.
+fn default_origins() -> Vec<OriginRule> {
+    ["http", "https"]
+        .into_iter()
+        .flat_map(|scheme| {
+            ["localhost", "127.0.0.1", "::1"].map(|host| OriginRule::Tuple {
+                scheme: scheme.to_owned(),
+                host: host.to_owned(),
+                port: None,
+            })
+        })
+        .collect()
+}
+
+/// Browser clients on an allowed origin need CORS answers to call `/mcp` at all
+/// (`Content-Type: application/json` always triggers a preflight). With `*`, any origin
+/// gets them.
+fn cors_layer(options: &HttpOptions) -> CorsLayer {
+    let allow_origin = match &options.allowed_origins {
+        None => AllowOrigin::mirror_request(),
+        Some(rules) => {
+            let rules = rules.clone();
+            AllowOrigin::predicate(move |origin: &HeaderValue, _| {
+                origin
+                    .to_str()
+                    .is_ok_and(|origin| rules.iter().any(|rule| rule.matches(origin)))
+            })
+        }
+    };
+    CorsLayer::new()
+        .allow_origin(allow_origin)
+        .allow_methods([Method::POST])
+        // Mirrored rather than listed: `Mcp-Param-*` names depend on the tools.
+        .allow_headers(AllowHeaders::mirror_request())
+        .expose_headers([
+            header::WWW_AUTHENTICATE,
+            header::HeaderName::from_static(SESSION_ID),
+        ])
+        .max_age(Duration::from_secs(3600))
+}
+
+fn warn_about_exposure(options: &HttpOptions, local: SocketAddr) {
+    let exposed = !local.ip().is_loopback();
+    if exposed && options.auth.is_none() {
+        tracing::warn!(
+            address = %local,
+            "listening beyond loopback without SKILLPACK_AUTH_TOKEN: anyone who can reach this \
+             address can read the catalog"
+        );
+    }
+    if options.allowed_hosts.is_none() {
+        tracing::warn!(
+            "Host validation is off (--allow-host '*'): only do this behind a proxy that \
+             enforces its own host names"
+        );
+    } else if local.ip().is_unspecified()
+        && options.allowed_hosts.as_ref() == Some(&default_hosts(local))
+    {
+        tracing::warn!(
+            "bound to {} but only loopback Host headers are allowed; add the names clients \
+             use with --allow-host (e.g. --allow-host docs.example.com)",
+            local.ip()
+        );
+    }
+    if options.allowed_origins.is_none() {
+        tracing::warn!(
+            "Origin validation is off (--allow-origin '*'): any web page may call this server"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Signals
+
+/// SIGTERM and SIGINT (Ctrl-C), registered at once so none is missed between start-up and
+/// the first `recv`.
+struct Signals {
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn install() -> Result<Self, String> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let install = |kind: SignalKind, name: &str| {
+                signal(kind).map_err(|error| format!("cannot install the {name} handler: {error}"))
+            };
+            Ok(Signals {
+                terminate: install(SignalKind::terminate(), "SIGTERM")?,
+                interrupt: install(SignalKind::interrupt(), "SIGINT")?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Signals {})
+    }
+
+    async fn recv(&mut self) -> &'static str {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.terminate.recv() => "SIGTERM",
+                _ = self.interrupt.recv() => "SIGINT",
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            "Ctrl-C"
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origin_rules_parse_and_match_like_browsers_send_them() {
+        let app = OriginRule::parse("https://App.Example.com").unwrap();
+        assert!(app.matches("https://app.example.com"));
+        assert!(app.matches("https://app.example.com:443"));
+        assert!(!app.matches("https://app.example.com:8443"));
+        assert!(!app.matches("http://app.example.com"));
+        assert!(!app.matches("https://evil.example.com"));
+        assert_eq!(app.to_rmcp(), "https://app.example.com:443");
+
+        let any_port = OriginRule::parse("http://[::1]:*").unwrap();
+        assert!(any_port.matches("http://[::1]:6274"));
+        assert_eq!(any_port.to_rmcp(), "http://[::1]:*");
+
+        assert_eq!(OriginRule::parse("null").unwrap(), OriginRule::Null);
+        assert!(OriginRule::Null.matches("null"));
+        for bad in [
+            "app.example.com",
+            "ftp://x",
+            "https://",
+            "https://x/path",
+            "https://x:1:*",
+        ] {
+            let error = OriginRule::parse(bad).unwrap_err();
+            assert!(error.contains("--allow-origin"), "{bad}: {error}");
+        }
+    }
+
+    #[test]
+    fn host_rules_take_names_not_urls() {
+        let mut options = HttpOptions::new("0.0.0.0:8080".parse().unwrap());
+        options
+            .allow_hosts(&["docs.example.com".into(), "docs.internal:8080".into()])
+            .unwrap();
+        let hosts = options.allowed_hosts.clone().unwrap();
+        assert!(hosts.contains(&"docs.example.com".to_owned()));
+        assert!(hosts.contains(&"docs.internal:8080".to_owned()));
+        let error = options
+            .allow_hosts(&["https://docs.example.com".into()])
+            .unwrap_err();
+        assert!(error.contains("not a URL"), "{error}");
+        options.allow_hosts(&["*".into()]).unwrap();
+        assert!(options.allowed_hosts.is_none());
+    }
+
+    #[test]
+    fn a_specific_bind_address_is_an_allowed_host() {
+        let hosts = default_hosts("10.1.2.3:8080".parse().unwrap());
+        assert!(hosts.contains(&"10.1.2.3".to_owned()));
+        assert_eq!(default_hosts("0.0.0.0:8080".parse().unwrap()).len(), 3);
+    }
+
+    #[test]
+    fn tokens_compare_by_hash_and_never_print() {
+        let token = BearerToken::new("s3cret-value").unwrap();
+        assert!(token.accepts("s3cret-value"));
+        assert!(!token.accepts("s3cret-valu"));
+        assert!(!token.accepts(""));
+        assert!(!format!("{token:?}").contains("s3cret"));
+        assert!(BearerToken::new("").is_err());
+        assert!(BearerToken::new("two words").is_err());
+    }
+}

@@ -1,0 +1,57 @@
+//! Tools the CI installs (Python with the MCP SDK, nginx): tests that need one skip with
+//! a message on a developer machine that lacks it, and fail under CI (`SKILLPACK_CI=1`,
+//! set by `.ci/run`, or `CI=true`), where a missing tool means a broken install step.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// The first of `candidates` that runs `probe_args` successfully.
+pub fn find(what: &str, candidates: &[&str], probe_args: &[&str]) -> Option<PathBuf> {
+    let found = candidates.iter().find(|candidate| {
+        Command::new(candidate)
+            .args(probe_args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success())
+    });
+    match found {
+        Some(path) => Some(PathBuf::from(path)),
+        None if on_ci() => {
+            panic!("{what} is required under SKILLPACK_CI=1 but was not found ({candidates:?})")
+        }
+        None => {
+            eprintln!("SKIP: {what} is not installed here; .ci/run installs it");
+            None
+        }
+    }
+}
+
+fn on_ci() -> bool {
+    std::env::var("SKILLPACK_CI").is_ok_and(|v| v == "1")
+        || std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// A Python with the pinned MCP SDK importable: `$SKILLPACK_PYTHON`, the `.venv` that
+/// `tests/interop/setup.sh` creates, or `python3` from `PATH`.
+pub fn python_with_mcp() -> Option<PathBuf> {
+    let configured = std::env::var("SKILLPACK_PYTHON").ok();
+    let venv = super::crate_root().join(".venv/bin/python");
+    let mut candidates: Vec<&str> = configured.iter().map(String::as_str).collect();
+    candidates.extend([venv.to_str().unwrap_or("python3"), "python3"]);
+    find(
+        "Python with the `mcp` SDK (tests/interop/setup.sh installs it into .venv)",
+        &candidates,
+        &["-c", "import mcp, httpx2, jsonschema"],
+    )
+}
+
+pub fn nginx() -> Option<PathBuf> {
+    find(
+        "nginx (apt-get install nginx)",
+        &["nginx", "/usr/sbin/nginx"],
+        &["-v"],
+    )
+}
