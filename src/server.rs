@@ -272,11 +272,38 @@ impl ServerHandler for SkillpackServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        // Revision 2026-07-28 removed these methods: there they are unknown (over HTTP,
+        // rmcp turns `Method not found` into a 404), whatever their params look like.
+        if wants_cache_hints(&context) && REMOVED_IN_2026_07_28.contains(&request.method.as_str())
+        {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "Method not found: `{}` is not part of protocol revision {}; {}",
+                    request.method,
+                    ProtocolVersion::V_2026_07_28.as_str(),
+                    if request.method == "initialize" {
+                        "call `server/discover` instead, or send a 2025-era MCP-Protocol-Version"
+                    } else {
+                        "this revision has no replacement for it"
+                    }
+                ),
+                None,
+            ));
+        }
         Err(unhandled_request(&request.method))
     }
 }
+
+/// Methods of the 2025 revisions that revision 2026-07-28 removed.
+const REMOVED_IN_2026_07_28: &[&str] = &[
+    "initialize",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
 
 /// MCP methods that cannot be called without params.
 const METHODS_WITH_PARAMS: &[&str] = &[

@@ -195,6 +195,41 @@ async fn log_levels_are_accepted_on_the_2025_revision_only() {
 }
 
 #[tokio::test]
+async fn methods_removed_in_2026_07_28_are_not_found_there() {
+    let server = HttpServer::start(&builtin_binary(), &[], &[]);
+    // The conformance suite probes with nothing but `_meta` as params: the answer must be
+    // "no such method" (404, -32601), not a complaint about the params.
+    for (id, method) in [
+        "initialize",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "ping",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let answer = request(
+            server.addr,
+            "POST",
+            "/mcp",
+            &modern_headers(method, None),
+            &modern_body(id as u64 + 10, method, json!({})),
+        )
+        .await;
+        assert_eq!(answer.status, 404, "{method}: {}", answer.body);
+        assert_eq!(answer.json()["error"]["code"], -32601, "{method}");
+        assert_eq!(answer.json()["id"], id as u64 + 10, "{method}");
+    }
+    // On a 2025 revision the same `initialize` without params is a params problem.
+    let mut headers = LEGACY_HEADERS.to_vec();
+    headers.push(("MCP-Protocol-Version", "2025-11-25"));
+    let body = json!({"jsonrpc": "2.0", "id": 20, "method": "initialize"});
+    let legacy = request(server.addr, "POST", "/mcp", &headers, body.to_string().as_bytes()).await;
+    assert_eq!(legacy.json()["error"]["code"], -32602, "{}", legacy.body);
+}
+
+#[tokio::test]
 async fn healthz_reports_status_and_fingerprint_without_auth() {
     let server = HttpServer::start(
         &builtin_binary(),
