@@ -476,3 +476,51 @@ fn ten_thousand_pipelined_requests_are_all_answered() {
     s.assert_serving();
     finish(s);
 }
+
+/// A client that pipelines thousands of large reads gets them all, and the server holds
+/// only the answers in flight, not every queued one: it stops reading once
+/// `MAX_IN_FLIGHT` requests await their answers (back-pressure through the pipe).
+#[test]
+fn pipelined_large_reads_keep_memory_bounded() {
+    const N: usize = 4_000;
+    const URI: &str = "resource://docs/reference/uris.md";
+    let mut s = session();
+    let (_, peak_before) = s.memory_kib();
+    let mut stdin = s.take_stdin();
+    let writer = thread::spawn(move || {
+        for i in 0..N {
+            let line = read_request(&i.to_string(), URI);
+            stdin.write_all(line.as_bytes()).unwrap();
+            stdin.write_all(b"\n").unwrap();
+        }
+        stdin.flush().unwrap();
+        stdin
+    });
+    let mut answered_bytes = 0usize;
+    let mut seen = vec![false; N];
+    for _ in 0..N {
+        let line = s.next_raw();
+        answered_bytes += line.len();
+        let answer: Value = serde_json::from_slice(&line).unwrap();
+        let i: usize = answer["id"].as_str().unwrap().parse().unwrap();
+        assert!(!seen[i], "request {i} answered twice");
+        seen[i] = true;
+        assert_eq!(answer["result"]["contents"][0]["uri"], URI, "{answer:.300}");
+    }
+    let stdin = writer.join().unwrap();
+    s.give_stdin(stdin);
+    let (rss, peak) = s.memory_kib();
+    eprintln!(
+        "{N} pipelined reads, {} MiB of answers: rss {rss} KiB, peak {peak} KiB (before: {peak_before} KiB)",
+        answered_bytes >> 20
+    );
+    // Holding every queued answer would take about `answered_bytes` (~100 MiB) on top.
+    assert!(
+        (peak - peak_before) * 1024 < answered_bytes as u64 / 4,
+        "peak memory grew by {} KiB while answering {} KiB: queued answers are held",
+        peak - peak_before,
+        answered_bytes >> 10
+    );
+    s.assert_serving();
+    finish(s);
+}

@@ -19,25 +19,38 @@
 //! specifies (JSON-RPC 2.0 says `null`, which older MCP schemas do not allow; rmcp emits
 //! the same shape).
 //!
+//! At most [`MAX_IN_FLIGHT`] requests are handled at once: once that many await their
+//! answers, no further line is read until one is written. rmcp reads as fast as it can and
+//! starts a task per request, so without this a client that pipelines thousands of reads
+//! makes the server hold every pending answer in memory (hundreds of MiB) before the
+//! writer catches up; with it, memory stays bounded by what is in flight and the pipe
+//! itself pushes back on the client.
+//!
 //! Writes go through one `FramedWrite` so that every message is appended whole: a send
 //! cancelled half-way leaves its bytes in the buffer for the next flush instead of splicing
 //! two messages together.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use futures::SinkExt;
 use rmcp::RoleServer;
-use rmcp::model::{ErrorCode, ErrorData, JsonRpcMessage, NumberOrString, RequestId};
+use rmcp::model::{
+    ClientNotification, ErrorCode, ErrorData, JsonRpcMessage, NumberOrString, RequestId,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::JsonRpcMessageCodec;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, Semaphore};
 use tokio_util::codec::FramedWrite;
 
 pub use crate::contract::MAX_MESSAGE_BYTES;
 use crate::uri::shorten;
+
+/// Requests handled at once on one stdio connection (see the module docs).
+pub const MAX_IN_FLIGHT: usize = 64;
 
 type Writer<W> = FramedWrite<W, JsonRpcMessageCodec<TxJsonRpcMessage<RoleServer>>>;
 
@@ -155,6 +168,37 @@ pub struct LineTransport<R, W> {
     /// An error answer `receive` owes the client; kept here so that a cancelled `receive`
     /// (rmcp polls it inside `select!`) sends it on the next call instead of losing it.
     owed: Option<Owed>,
+    in_flight: Arc<InFlight>,
+}
+
+/// Requests read and not yet answered, and the permits that bound them.
+struct InFlight {
+    permits: Semaphore,
+    /// Ids of the requests holding a permit: a permit comes back once per id — when its
+    /// answer is written or the client cancels it (rmcp then sends no answer) — so a
+    /// duplicate or unknown id can neither leak nor mint one.
+    ids: std::sync::Mutex<HashSet<RequestId>>,
+}
+
+impl InFlight {
+    fn new(limit: usize) -> Self {
+        InFlight {
+            permits: Semaphore::new(limit),
+            ids: std::sync::Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// The request `id` took a permit (already acquired and forgotten by the caller).
+    /// `false` if the id was already in flight: the caller gives the permit back.
+    fn start(&self, id: RequestId) -> bool {
+        self.ids.lock().unwrap_or_else(|e| e.into_inner()).insert(id)
+    }
+
+    fn finish(&self, id: &RequestId) {
+        if self.ids.lock().unwrap_or_else(|e| e.into_inner()).remove(id) {
+            self.permits.add_permits(1);
+        }
+    }
 }
 
 struct Owed {
@@ -190,6 +234,7 @@ where
                 JsonRpcMessageCodec::default(),
             )))),
             owed: None,
+            in_flight: Arc::new(InFlight::new(MAX_IN_FLIGHT)),
         }
     }
 
@@ -268,15 +313,26 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let writer = self.writer.clone();
+        let in_flight = self.in_flight.clone();
+        let answered = match &item {
+            JsonRpcMessage::Response(response) => Some(response.id.clone()),
+            JsonRpcMessage::Error(error) => error.id.clone(),
+            _ => None,
+        };
         async move {
             let mut guard = writer.lock().await;
-            match guard.as_mut() {
+            let sent = match guard.as_mut() {
                 Some(writer) => writer.send(item).await.map_err(Into::into),
                 None => Err(std::io::Error::new(
                     std::io::ErrorKind::NotConnected,
                     "the stdio transport is closed",
                 )),
+            };
+            drop(guard);
+            if let Some(id) = answered {
+                in_flight.finish(&id);
             }
+            sent
         }
     }
 
@@ -285,6 +341,12 @@ where
             if !self.pay_debt().await {
                 return None;
             }
+            // Wait for a free slot before reading: this is the back-pressure. Cancel-safe:
+            // a dropped wait takes nothing, and the permit is only kept for a request.
+            let in_flight = self.in_flight.clone();
+            let Ok(permit) = in_flight.permits.acquire().await else {
+                return None;
+            };
             let answer = match self.read_line().await {
                 LineRead::Line => {
                     let line = std::mem::take(&mut self.line);
@@ -296,7 +358,25 @@ where
                         self.line.clear();
                     }
                     match incoming {
-                        Incoming::Message(message) => return Some(*message),
+                        Incoming::Message(message) => {
+                            match message.as_ref() {
+                                JsonRpcMessage::Request(request) => {
+                                    if in_flight.start(request.id.clone()) {
+                                        permit.forget();
+                                    }
+                                }
+                                JsonRpcMessage::Notification(notification) => {
+                                    if let ClientNotification::CancelledNotification(cancel) =
+                                        &notification.notification
+                                        && let Some(id) = &cancel.params.request_id
+                                    {
+                                        in_flight.finish(id);
+                                    }
+                                }
+                                _ => {}
+                            }
+                            return Some(*message);
+                        }
                         Incoming::Ignore(why) => {
                             tracing::debug!("ignoring an incoming line: {why}");
                             continue;
