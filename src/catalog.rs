@@ -60,6 +60,11 @@ impl Catalog {
         self.archive
     }
 
+    /// The content blob the archive's spans point into.
+    pub fn content(&self) -> &'static [u8] {
+        self.content
+    }
+
     pub fn name(&self) -> &'static str {
         self.archive.name.as_str()
     }

@@ -19,12 +19,15 @@
 //! - **CLI**: [`cli`] (`serve`, `info`, `list`, `read`, `fingerprint`); `src/bin` is a
 //!   one-line `main`.
 
+pub mod analyze;
 pub mod catalog;
 pub mod cli;
 pub mod cmd;
 pub mod compile;
 pub mod contract;
 pub mod model;
+pub mod postings;
+pub mod search;
 pub mod server;
 pub mod transport;
 pub mod uri;

@@ -6,4 +6,5 @@ pub mod cursor;
 pub mod errors;
 pub mod lookup;
 pub mod resources;
+pub mod search;
 pub mod templates;
