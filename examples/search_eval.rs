@@ -163,7 +163,11 @@ impl Baseline {
         let mut order: Vec<u32> = (0..scores.len() as u32)
             .filter(|&d| scores[d as usize] > 0.0)
             .collect();
-        order.sort_by(|&a, &b| scores[b as usize].total_cmp(&scores[a as usize]).then(a.cmp(&b)));
+        order.sort_by(|&a, &b| {
+            scores[b as usize]
+                .total_cmp(&scores[a as usize])
+                .then(a.cmp(&b))
+        });
         order.truncate(10);
         order
     }
@@ -204,9 +208,11 @@ fn parse_args() -> Result<Options, String> {
                 set_param(&mut options.params, &setting)?;
             }
             "--help" | "-h" => {
-                return Err("usage: search-eval [--split tuning|heldout|all] [--verbose] \
+                return Err(
+                    "usage: search-eval [--split tuning|heldout|all] [--verbose] \
                             [--param name=value]... [--query Q] [--outline]"
-                    .into());
+                        .into(),
+                );
             }
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -231,6 +237,9 @@ fn set_param(params: &mut Params, setting: &str) -> Result<(), String> {
         "proximity_window" => params.proximity_window = one as u32,
         "same_document_decay" => params.same_document_decay = one,
         "part_weight" => params.part_weight = one,
+        "explained_weight" => params.explained_weight = one,
+        "whole_weight" => params.whole_weight = one,
+        "heading_bonus" => params.heading_bonus = one,
         "passage_weights" => copy(&mut params.passage_weights, &values)?,
         "passage_b" => copy(&mut params.passage_b, &values)?,
         "doc_weights" => copy(&mut params.doc_weights, &values)?,
@@ -273,7 +282,10 @@ fn main() -> ExitCode {
     let output = match compile::compile(&config) {
         Ok(output) => output,
         Err(report) => {
-            eprintln!("the corpora do not compile: {} errors", report.errors().count());
+            eprintln!(
+                "the corpora do not compile: {} errors",
+                report.errors().count()
+            );
             return ExitCode::FAILURE;
         }
     };
@@ -304,7 +316,12 @@ fn main() -> ExitCode {
         for document in archive.documents.iter() {
             println!("{}\t{}", document.uri, document.title);
             for h in document.outline.iter() {
-                println!("  {}{}\t#{}", "  ".repeat(h.level as usize), h.text, h.anchor);
+                println!(
+                    "  {}{}\t#{}",
+                    "  ".repeat(h.level as usize),
+                    h.text,
+                    h.anchor
+                );
             }
         }
         return ExitCode::SUCCESS;
@@ -321,8 +338,18 @@ fn main() -> ExitCode {
         );
         for (i, hit) in results.hits.iter().enumerate() {
             let document = index.document(hit.document);
-            let path: Vec<&str> = index.heading_path(hit).iter().map(|h| h.text.as_str()).collect();
-            println!("{:2}. {:7.3} {} | {}", i + 1, hit.score, document.uri, path.join(" › "));
+            let path: Vec<&str> = index
+                .heading_path(hit)
+                .iter()
+                .map(|h| h.text.as_str())
+                .collect();
+            println!(
+                "{:2}. {:7.3} {} | {}",
+                i + 1,
+                hit.score,
+                document.uri,
+                path.join(" › ")
+            );
         }
         return ExitCode::SUCCESS;
     }
@@ -344,7 +371,10 @@ fn main() -> ExitCode {
         let mut plain = Scores::default();
         for q in &questions {
             let Some(&expected) = uris.get(q.uri.as_str()) else {
-                eprintln!("{split}: {:?} expects {}, which the corpora build does not serve", q.text, q.uri);
+                eprintln!(
+                    "{split}: {:?} expects {}, which the corpora build does not serve",
+                    q.text, q.uri
+                );
                 return ExitCode::FAILURE;
             };
             let outline = index.document(expected).outline.as_slice();
@@ -354,7 +384,10 @@ fn main() -> ExitCode {
                 match outline.iter().find(|h| h.anchor == q.anchor.as_str()) {
                     Some(h) => Some(h.start.to_native()..h.end.to_native()),
                     None => {
-                        eprintln!("{split}: {:?}: {} has no anchor #{}", q.text, q.uri, q.anchor);
+                        eprintln!(
+                            "{split}: {:?}: {} has no anchor #{}",
+                            q.text, q.uri, q.anchor
+                        );
                         return ExitCode::FAILURE;
                     }
                 }
@@ -401,12 +434,19 @@ fn main() -> ExitCode {
                 if !(ok_doc && ok_section) {
                     println!(
                         "  MISS doc@{:?} section@{:?}: {}  [{}#{}]",
-                        doc_rank, section_rank.flatten(), q.text, q.uri, q.anchor
+                        doc_rank,
+                        section_rank.flatten(),
+                        q.text,
+                        q.uri,
+                        q.anchor
                     );
                     for (i, hit) in results.hits.iter().take(3).enumerate() {
                         let document = index.document(hit.document);
-                        let path: Vec<&str> =
-                            index.heading_path(hit).iter().map(|h| h.text.as_str()).collect();
+                        let path: Vec<&str> = index
+                            .heading_path(hit)
+                            .iter()
+                            .map(|h| h.text.as_str())
+                            .collect();
                         println!(
                             "      {}. {:.2} {} | {}",
                             i + 1,

@@ -58,8 +58,9 @@ pub fn build<'a>(
 
         // Document-level fields other than the body.
         let (name, description) = names(document, skills);
+        let title = title(document, text, body);
         for (field, value) in [
-            (D_TITLE, document.title.as_str()),
+            (D_TITLE, title.as_str()),
             (D_NAME, name.as_str()),
             (D_DESCRIPTION, description.as_str()),
         ] {
@@ -201,6 +202,22 @@ fn append(bytes: &mut Vec<u8>, list: &[u8]) -> Span {
     };
     bytes.extend_from_slice(list);
     span
+}
+
+/// The title field: the document's title, and the heading it opens with when that differs
+/// (the Rust book's chapters open with `## Title` and take their file name as title).
+fn title(document: &Document, text: &str, body: usize) -> String {
+    match document.outline.first() {
+        Some(first)
+            if text[body..(first.start as usize).max(body)]
+                .trim()
+                .is_empty()
+                && first.text != document.title =>
+        {
+            format!("{} {}", document.title, first.text)
+        }
+        _ => document.title.clone(),
+    }
 }
 
 /// The name and description fields of a document.

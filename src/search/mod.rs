@@ -36,7 +36,7 @@ use crate::analyze::Analyzer;
 use crate::catalog::Catalog;
 use crate::model::{
     ArchivedCatalog, ArchivedDocKind, ArchivedDocument, ArchivedHeading, ArchivedPassage,
-    ArchivedSearchIndex, DOCUMENT_FIELDS, NO_HEADING, PASSAGE_FIELDS,
+    ArchivedSearchIndex, D_NAME, D_TITLE, DOCUMENT_FIELDS, NO_HEADING, P_HEADING, PASSAGE_FIELDS,
 };
 use crate::postings::{DocumentCursor, DocumentEntry, Occurrences, PassageCursor, PassageEntry};
 pub use query::{MAX_QUERY_BYTES, Query};
@@ -89,6 +89,17 @@ pub struct Params {
     pub same_document_decay: f32,
     /// Query weight of an identifier part (`hash` in `HashMap`) relative to a word.
     pub part_weight: f32,
+    /// Factor on a term's passage score when the term is in the document's title or name:
+    /// the document score already counts it, and within the document it no longer tells
+    /// sections apart ("python" in every section of the Python guide).
+    pub explained_weight: f32,
+    /// Query weight of a whole identifier or compound (`read_to_string`, `hand-written`),
+    /// whose parts are query terms too.
+    pub whole_weight: f32,
+    /// A bonus of `heading_bonus · idf` for each query term in a passage's own heading,
+    /// outside the saturation of BM25F: words of the heading say what the section is
+    /// about, however often its text repeats other words.
+    pub heading_bonus: f32,
 }
 
 impl Default for Params {
@@ -100,11 +111,14 @@ impl Default for Params {
             doc_k1: 1.2,
             doc_weights: [4.0, 2.0, 3.0, 1.5, 1.0],
             doc_b: [0.3, 0.3, 0.5, 0.5, 0.75],
-            doc_weight: 1.0,
+            doc_weight: 2.0,
             proximity: 0.5,
             proximity_window: 8,
-            same_document_decay: 0.6,
+            same_document_decay: 0.9,
             part_weight: 0.6,
+            explained_weight: 0.0,
+            whole_weight: 0.5,
+            heading_bonus: 1.0,
         }
     }
 }
@@ -176,7 +190,10 @@ pub struct Results {
 struct Candidate<'a> {
     passage: u32,
     chunk: u32,
+    heading: u32,
     score: f32,
+    /// The passage's score for choosing among the sections of its document.
+    local: f32,
     /// Occurrence blocks of each query term in this passage (empty when absent).
     occurrences: [&'a [u8]; query::MAX_TERMS],
 }
@@ -189,6 +206,8 @@ struct TermCursor<'a> {
     documents: DocumentCursor<'a>,
     passage: Option<PassageEntry<'a>>,
     document: Option<DocumentEntry>,
+    /// The term is in the title or name of the document being scored.
+    explained: bool,
 }
 
 fn idf(n: usize, df: u32) -> f32 {
@@ -263,6 +282,7 @@ impl<'a> Index<'a> {
                     documents: docs,
                     passage,
                     document,
+                    explained: false,
                 }
             })
             .collect();
@@ -289,6 +309,7 @@ impl<'a> Index<'a> {
 
         let mut top: Vec<Candidate<'a>> = Vec::with_capacity(keep * 2 + 8);
         let mut buffer: Vec<Candidate<'a>> = Vec::new();
+        let mut scores: Vec<f32> = Vec::new();
         let mut total = 0usize;
         let mut positions: Vec<Vec<u32>> = vec![Vec::new(); query.terms.len()];
         loop {
@@ -310,7 +331,9 @@ impl<'a> Index<'a> {
             // The document's score.
             let mut doc_score = 0.0;
             for c in &mut cursors {
+                c.explained = false;
                 if let Some(e) = c.document.filter(|e| e.document == d) {
+                    c.explained = e.tf[D_TITLE] > 0 || e.tf[D_NAME] > 0;
                     let mut tf = 0.0;
                     for f in 0..DOCUMENT_FIELDS {
                         if e.tf[f] > 0 {
@@ -339,7 +362,9 @@ impl<'a> Index<'a> {
                 let mut candidate = Candidate {
                     passage: p,
                     chunk: passage.chunk.to_native(),
+                    heading: passage.heading.to_native(),
                     score: 0.0,
+                    local: 0.0,
                     occurrences: [&[]; query::MAX_TERMS],
                 };
                 for (i, c) in cursors.iter_mut().enumerate() {
@@ -353,7 +378,20 @@ impl<'a> Index<'a> {
                                 tf += params.passage_weights[f] * e.tf[f] as f32 / norm.max(1e-3);
                             }
                         }
-                        candidate.score += c.weight * c.passage_idf * tf / (params.k1 + tf);
+                        let mut score = c.weight * c.passage_idf * tf / (params.k1 + tf);
+                        if e.tf[P_HEADING] > 0 {
+                            let len = passage.lengths[P_HEADING].to_native() as f32;
+                            let norm = 1.0 - params.passage_b[P_HEADING]
+                                + params.passage_b[P_HEADING] * len / passage_avg[P_HEADING];
+                            score +=
+                                params.heading_bonus * c.weight * c.passage_idf / norm.max(1e-3);
+                        }
+                        candidate.score += score;
+                        candidate.local += if c.explained {
+                            score * params.explained_weight
+                        } else {
+                            score
+                        };
                         candidate.occurrences[i] = e.occurrences;
                         c.passage = c.passages.next();
                     }
@@ -363,8 +401,10 @@ impl<'a> Index<'a> {
                 {
                     continue;
                 }
-                candidate.score +=
+                let bonus =
                     params.proximity * proximity(&pairs, &cursors, &candidate.occurrences, params);
+                candidate.score += bonus;
+                candidate.local += bonus;
                 buffer.push(candidate);
             }
             if buffer.is_empty() && doc_score > 0.0 && query.phrases.is_empty() {
@@ -375,27 +415,39 @@ impl<'a> Index<'a> {
                     buffer.push(Candidate {
                         passage: first,
                         chunk: passages[first as usize].chunk.to_native(),
+                        heading: passages[first as usize].heading.to_native(),
                         score: 0.0,
+                        local: 0.0,
                         occurrences: [&[]; query::MAX_TERMS],
                     });
                 }
             }
-            for c in &mut buffer {
-                c.score += params.doc_weight * doc_score;
-            }
-            buffer.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.passage.cmp(&b.passage)));
-            // One hit per chunk (its best passage); later hits of the document damped.
+            // The document's hits carry its best scores, best first; which sections they
+            // name is decided by the local score, where the words the title already explains
+            // count less.
+            scores.clear();
+            scores.extend(
+                buffer
+                    .iter()
+                    .map(|c| c.score + params.doc_weight * doc_score),
+            );
+            scores.sort_by(|a, b| b.total_cmp(a));
+            buffer.sort_by(|a, b| b.local.total_cmp(&a.local).then(a.passage.cmp(&b.passage)));
+            // One hit per section (a section split over chunks has several passages); later
+            // hits of the document damped.
             let mut factor = 1.0;
+            let mut rank = 0;
             for i in 0..buffer.len() {
                 let c = buffer[i];
-                if buffer[..i].iter().any(|b| b.chunk == c.chunk) {
+                if buffer[..i].iter().any(|b| b.heading == c.heading) {
                     continue;
                 }
                 total += 1;
                 top.push(Candidate {
-                    score: c.score * factor,
+                    score: scores[rank] * factor,
                     ..c
                 });
+                rank += 1;
                 factor *= params.same_document_decay;
             }
             if top.len() >= keep * 2 + 8 {

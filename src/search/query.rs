@@ -106,7 +106,8 @@ pub fn parse<'a>(
         } else {
             match kind {
                 TermKind::Part => params.part_weight,
-                _ => 1.0,
+                TermKind::Identifier | TermKind::Compound => params.whole_weight,
+                TermKind::Word => 1.0,
             }
         };
         // Stopwords matter only inside phrases; whole identifiers and compounds are not

@@ -69,13 +69,16 @@ pub fn choose(
 /// A start at a word boundary at or after `at` (but not past `anchor`), on the same
 /// paragraph as the anchor when there is a blank line in between.
 fn excerpt_start(text: &str, at: usize, anchor: usize) -> usize {
-    let anchor = anchor.min(text.len());
-    let mut at = at.min(anchor);
-    if let Some(blank) = text[at..anchor].rfind("\n\n") {
-        at += blank + 2;
+    let mut anchor = anchor.min(text.len());
+    while !text.is_char_boundary(anchor) {
+        anchor -= 1;
     }
+    let mut at = at.min(anchor);
     while !text.is_char_boundary(at) {
         at += 1;
+    }
+    if let Some(blank) = text[at..anchor].rfind("\n\n") {
+        at += blank + 2;
     }
     if at > 0 && at < anchor {
         // Move past a partial word.
