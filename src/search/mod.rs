@@ -43,8 +43,8 @@ pub use query::{MAX_QUERY_BYTES, Query};
 
 /// The most hits one query can page through; past it, a narrower query is the answer.
 pub const MAX_RESULTS: usize = 200;
-/// Occurrences of one term looked at per passage for proximity and snippets.
-const MAX_OCCURRENCES: usize = 64;
+/// Occurrences of one term looked at per passage for proximity.
+const MAX_OCCURRENCES: usize = 24;
 
 /// Which documents to search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -194,8 +194,25 @@ struct Candidate<'a> {
     score: f32,
     /// The passage's score for choosing among the sections of its document.
     local: f32,
-    /// Occurrence blocks of each query term in this passage (empty when absent).
-    occurrences: [&'a [u8]; query::MAX_TERMS],
+    _postings: std::marker::PhantomData<&'a [u8]>,
+    /// Where the occurrence block of each query term in this passage lies in the postings
+    /// bytes (`(0, 0)` when the term is absent): offsets rather than slices keep candidates
+    /// small, and they are copied a lot.
+    occurrences: [(u32, u32); query::MAX_TERMS],
+}
+
+impl Candidate<'_> {
+    fn new(passage: u32, row: &ArchivedPassage) -> Self {
+        Candidate {
+            passage,
+            chunk: row.chunk.to_native(),
+            heading: row.heading.to_native(),
+            score: 0.0,
+            local: 0.0,
+            occurrences: [(0, 0); query::MAX_TERMS],
+            _postings: std::marker::PhantomData,
+        }
+    }
 }
 
 struct TermCursor<'a> {
@@ -310,6 +327,10 @@ impl<'a> Index<'a> {
         let mut top: Vec<Candidate<'a>> = Vec::with_capacity(keep * 2 + 8);
         let mut buffer: Vec<Candidate<'a>> = Vec::new();
         let mut scores: Vec<f32> = Vec::new();
+        let mut order: Vec<u32> = Vec::new();
+        // The score a hit needs to make the top `keep` (known once `keep` hits are in).
+        let mut threshold = f32::MIN;
+        let postings_start = index.postings.as_slice().as_ptr() as usize;
         let mut total = 0usize;
         let mut positions: Vec<Vec<u32>> = vec![Vec::new(); query.terms.len()];
         loop {
@@ -359,14 +380,8 @@ impl<'a> Index<'a> {
                     .min();
                 let Some(p) = p else { break };
                 let passage = &passages[p as usize];
-                let mut candidate = Candidate {
-                    passage: p,
-                    chunk: passage.chunk.to_native(),
-                    heading: passage.heading.to_native(),
-                    score: 0.0,
-                    local: 0.0,
-                    occurrences: [&[]; query::MAX_TERMS],
-                };
+                let mut candidate = Candidate::new(p, passage);
+                let mut blocks: [&[u8]; query::MAX_TERMS] = [&[]; query::MAX_TERMS];
                 for (i, c) in cursors.iter_mut().enumerate() {
                     if let Some(e) = c.passage.filter(|e| e.passage == p) {
                         let mut tf = 0.0;
@@ -392,17 +407,16 @@ impl<'a> Index<'a> {
                         } else {
                             score
                         };
-                        candidate.occurrences[i] = e.occurrences;
+                        blocks[i] = e.occurrences;
+                        let start = e.occurrences.as_ptr() as usize - postings_start;
+                        candidate.occurrences[i] = (start as u32, e.occurrences.len() as u32);
                         c.passage = c.passages.next();
                     }
                 }
-                if !query.phrases.is_empty()
-                    && !phrases_match(query, &candidate.occurrences, &mut positions)
-                {
+                if !query.phrases.is_empty() && !phrases_match(query, &blocks, &mut positions) {
                     continue;
                 }
-                let bonus =
-                    params.proximity * proximity(&pairs, &cursors, &candidate.occurrences, params);
+                let bonus = params.proximity * proximity(&pairs, &cursors, &blocks, params);
                 candidate.score += bonus;
                 candidate.local += bonus;
                 buffer.push(candidate);
@@ -412,15 +426,22 @@ impl<'a> Index<'a> {
                 // beginning.
                 let first = stats.first_passage.to_native();
                 if stats.passage_count.to_native() > 0 {
-                    buffer.push(Candidate {
-                        passage: first,
-                        chunk: passages[first as usize].chunk.to_native(),
-                        heading: passages[first as usize].heading.to_native(),
-                        score: 0.0,
-                        local: 0.0,
-                        occurrences: [&[]; query::MAX_TERMS],
-                    });
+                    buffer.push(Candidate::new(first, &passages[first as usize]));
                 }
+            }
+            if buffer.is_empty() {
+                continue;
+            }
+            // One hit per section: passages of one section (split over chunks) are adjacent.
+            let sections = 1 + buffer
+                .windows(2)
+                .filter(|w| w[0].heading != w[1].heading)
+                .count();
+            total += sections;
+            let best = buffer.iter().map(|c| c.score).fold(f32::MIN, f32::max)
+                + params.doc_weight * doc_score;
+            if best < threshold {
+                continue;
             }
             // The document's hits carry its best scores, best first; which sections they
             // name is decided by the local score, where the words the title already explains
@@ -432,27 +453,35 @@ impl<'a> Index<'a> {
                     .map(|c| c.score + params.doc_weight * doc_score),
             );
             scores.sort_by(|a, b| b.total_cmp(a));
-            buffer.sort_by(|a, b| b.local.total_cmp(&a.local).then(a.passage.cmp(&b.passage)));
-            // One hit per section (a section split over chunks has several passages); later
-            // hits of the document damped.
+            order.clear();
+            order.extend(0..buffer.len() as u32);
+            order.sort_by(|&a, &b| {
+                let (a, b) = (&buffer[a as usize], &buffer[b as usize]);
+                b.local.total_cmp(&a.local).then(a.passage.cmp(&b.passage))
+            });
+            // Later hits of the document are damped.
             let mut factor = 1.0;
             let mut rank = 0;
-            for i in 0..buffer.len() {
-                let c = buffer[i];
-                if buffer[..i].iter().any(|b| b.heading == c.heading) {
+            for (i, &k) in order.iter().enumerate() {
+                let c = buffer[k as usize];
+                if order[..i]
+                    .iter()
+                    .any(|&b| buffer[b as usize].heading == c.heading)
+                {
                     continue;
                 }
-                total += 1;
-                top.push(Candidate {
-                    score: scores[rank] * factor,
-                    ..c
-                });
+                let score = scores[rank] * factor;
+                if score < threshold {
+                    break;
+                }
+                top.push(Candidate { score, ..c });
                 rank += 1;
                 factor *= params.same_document_decay;
             }
             if top.len() >= keep * 2 + 8 {
                 sort_candidates(&mut top);
                 top.truncate(keep);
+                threshold = top.last().map_or(f32::MIN, |c| c.score);
             }
         }
         sort_candidates(&mut top);
@@ -477,7 +506,13 @@ impl<'a> Index<'a> {
         let document = passage.document.to_native();
         let heading = passage.heading.to_native();
         let text = self.text(self.document(document));
-        let range = snippet::choose(query, text, passage, &candidate.occurrences);
+        let postings = self.archive.search.postings.as_slice();
+        let blocks: [&[u8]; query::MAX_TERMS] = candidate.occurrences.map(|(start, len)| {
+            postings
+                .get(start as usize..(start + len) as usize)
+                .unwrap_or_default()
+        });
+        let range = snippet::choose(query, text, passage, &blocks);
         Hit {
             document,
             passage: candidate.passage,
@@ -564,7 +599,7 @@ fn proximity(
         let nx = fill(&mut xs, occurrences[a]);
         let ny = fill(&mut ys, occurrences[b]);
         let (mut i, mut j, mut best) = (0, 0, u32::MAX);
-        while i < nx && j < ny {
+        while i < nx && j < ny && best > 1 {
             best = best.min(xs[i].abs_diff(ys[j]).max(1));
             if xs[i] < ys[j] {
                 i += 1;
@@ -596,6 +631,13 @@ fn phrases_match(
     positions: &mut [Vec<u32>],
 ) -> bool {
     for phrase in &query.phrases {
+        if phrase
+            .terms
+            .iter()
+            .any(|&(term, _)| occurrences[term].is_empty())
+        {
+            return false;
+        }
         for &(term, _) in &phrase.terms {
             positions[term].clear();
             positions[term].extend(Occurrences::new(occurrences[term]).map(|o| o.position));

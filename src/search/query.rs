@@ -9,7 +9,7 @@ use super::Params;
 /// Queries are cut at this many bytes (at a character boundary).
 pub const MAX_QUERY_BYTES: usize = 1024;
 /// At most this many distinct terms are scored; the rarest are kept.
-pub const MAX_TERMS: usize = 24;
+pub const MAX_TERMS: usize = 16;
 
 #[derive(Debug, Clone)]
 pub struct QueryTerm<'a> {
