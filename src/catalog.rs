@@ -98,6 +98,16 @@ impl Catalog {
         std::str::from_utf8(bytes).unwrap_or_default()
     }
 
+    /// A byte range of a document's text. Ranges come from the archive (chunk and section
+    /// boundaries, on character boundaries); only the slice is validated, not the document.
+    pub fn text_range(&self, document: &ArchivedDocument, start: u64, end: u64) -> &'static str {
+        let bytes = self.bytes(&document.content);
+        bytes
+            .get(start as usize..end as usize)
+            .and_then(|slice| std::str::from_utf8(slice).ok())
+            .unwrap_or_default()
+    }
+
     pub fn documents(&self) -> &'static [ArchivedDocument] {
         self.archive.documents.as_slice()
     }

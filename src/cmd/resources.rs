@@ -198,17 +198,6 @@ fn document_contents(catalog: &Catalog, document: &ArchivedDocument) -> Resource
         .with_meta(meta(META_DOCUMENT, value))
 }
 
-/// `(text, start, end)` of a byte range of a document, on character boundaries.
-fn slice<'a>(
-    catalog: &Catalog,
-    document: &'a ArchivedDocument,
-    start: u64,
-    end: u64,
-) -> &'static str {
-    let text = catalog.text(document);
-    text.get(start as usize..end as usize).unwrap_or_default()
-}
-
 fn chunk_contents(
     catalog: &Catalog,
     document: &ArchivedDocument,
@@ -235,12 +224,7 @@ fn chunk_contents(
         "next_chunk_uri": neighbour(Some(index + 1)),
     });
     ResourceContents::text(
-        slice(
-            catalog,
-            document,
-            chunk.start.to_native(),
-            chunk.end.to_native(),
-        ),
+        catalog.text_range(document, chunk.start.to_native(), chunk.end.to_native()),
         chunk_uri,
     )
     .with_mime_type(MARKDOWN)
@@ -270,7 +254,7 @@ fn section_contents(
         "chunk_ids": chunk_ids,
     });
     ResourceContents::text(
-        slice(catalog, document, start, end),
+        catalog.text_range(document, start, end),
         uri::anchor(&document.uri, &heading.anchor),
     )
     .with_mime_type(MARKDOWN)

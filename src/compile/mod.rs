@@ -176,14 +176,7 @@ pub fn compile(config: &Config) -> Result<Output, Report> {
         }
     }
 
-    resolve_links(
-        config,
-        &sources,
-        &skill_files,
-        &layout,
-        &mut docs,
-        &mut report,
-    );
+    resolve_links(&sources, &skill_files, &layout, &mut docs, &mut report);
 
     if report.has_errors() {
         report.sort();
@@ -335,7 +328,6 @@ fn string_field(fields: &serde_json::Map<String, Value>, key: &str) -> Option<St
 }
 
 fn resolve_links(
-    config: &Config,
     sources: &[SkillSource],
     skill_files: &[SourceFile],
     layout: &skills::Layout,
@@ -374,7 +366,6 @@ fn resolve_links(
             }
         }
     }
-    let _ = config;
 }
 
 fn hex(bytes: &[u8]) -> String {

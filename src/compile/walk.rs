@@ -211,7 +211,12 @@ fn relative(root: &Root, path: &Path) -> Option<String> {
 
 fn display_path(root: &Root, path: &Path) -> String {
     match path.strip_prefix(&root.dir) {
-        Ok(rel) => root.display(&rel.to_string_lossy().replace('\\', "/")),
+        Ok(rel) => root.display(
+            &rel.components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/"),
+        ),
         Err(_) => path.to_string_lossy().into_owned(),
     }
 }

@@ -30,7 +30,12 @@ fn command(binary: &Path, args: &[&str]) -> tokio::process::Command {
 
 /// Spawn `binary` (serving stdio) and connect with the `initialize` handshake.
 pub async fn connect(binary: &Path) -> Client {
-    let transport = TokioChildProcess::new(command(binary, &[])).expect("spawn skillpack");
+    connect_with_args(binary, &[]).await
+}
+
+/// Spawn `binary` with command-line arguments and connect with `initialize`.
+pub async fn connect_with_args(binary: &Path, args: &[&str]) -> Client {
+    let transport = TokioChildProcess::new(command(binary, args)).expect("spawn skillpack");
     ().serve(transport).await.expect("initialize")
 }
 
