@@ -49,6 +49,12 @@ impl Catalog {
         }
     }
 
+    /// A catalog over an archive and content blob from elsewhere: a catalog compiled
+    /// in-process (tests, benchmarks). The bytes must live as long as the program.
+    pub fn from_parts(archive: &'static ArchivedCatalog, content: &'static [u8]) -> Catalog {
+        Catalog { archive, content }
+    }
+
     /// Validate the embedded archive completely (for tests and `skillpack info`).
     pub fn verify_baked() -> Result<(), String> {
         rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(&baked::CATALOG.0)

@@ -533,3 +533,242 @@ pub fn find_skill(catalog: &Catalog, task: &str) -> Result<GetPromptResult, Cata
             .with_description(format!("Skills matching: {task}")),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::tests::fixture;
+
+    /// The subset of JSON Schema the tool schemas use: type, enum, required, properties,
+    /// additionalProperties: false, items, minimum, minLength, maxLength.
+    fn validate(schema: &Value, value: &Value, at: &str) -> Result<(), String> {
+        if let Some(kind) = schema.get("type").and_then(Value::as_str) {
+            let ok = match kind {
+                "object" => value.is_object(),
+                "array" => value.is_array(),
+                "string" => value.is_string(),
+                "integer" => value.is_i64() || value.is_u64(),
+                "number" => value.is_number(),
+                "boolean" => value.is_boolean(),
+                other => return Err(format!("{at}: unsupported type {other}")),
+            };
+            if !ok {
+                return Err(format!("{at}: expected {kind}, got {value}"));
+            }
+        }
+        if let Some(options) = schema.get("enum").and_then(Value::as_array)
+            && !options.contains(value)
+        {
+            return Err(format!("{at}: {value} is not one of {options:?}"));
+        }
+        if let (Some(min), Some(n)) = (
+            schema.get("minimum").and_then(Value::as_f64),
+            value.as_f64(),
+        ) && n < min
+        {
+            return Err(format!("{at}: {n} < {min}"));
+        }
+        if let Some(object) = value.as_object() {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            for required in schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let key = required.as_str().unwrap_or_default();
+                if !object.contains_key(key) {
+                    return Err(format!("{at}: missing required `{key}`"));
+                }
+            }
+            for (key, item) in object {
+                match properties.and_then(|p| p.get(key)) {
+                    Some(sub) => validate(sub, item, &format!("{at}.{key}"))?,
+                    None if schema.get("additionalProperties") == Some(&Value::Bool(false)) => {
+                        return Err(format!("{at}: unexpected property `{key}`"));
+                    }
+                    None => {}
+                }
+            }
+        }
+        if let (Some(items), Some(array)) = (schema.get("items"), value.as_array()) {
+            for (i, item) in array.iter().enumerate() {
+                validate(items, item, &format!("{at}[{i}]"))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn args(value: Value) -> Map<String, Value> {
+        value.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn results_conform_to_the_output_schema() {
+        let catalog = fixture();
+        for query in ["hash map", "fill a pdf form", "qwxzzy", "widgets"] {
+            for kind in ["all", "skills", "docs"] {
+                let result = run(
+                    &catalog,
+                    &args(json!({"query": query, "kind": kind, "limit": 3})),
+                )
+                .unwrap();
+                validate(&output_schema(), &result, "result")
+                    .unwrap_or_else(|e| panic!("{query}/{kind}: {e}\n{result:#}"));
+                let text = render_text(&result);
+                assert!(!text.is_empty());
+            }
+        }
+        // Input schema: every property documented, unknown ones refused.
+        let input = input_schema();
+        assert_eq!(input["additionalProperties"], false);
+        for (_, property) in input["properties"].as_object().unwrap() {
+            assert!(
+                property["description"]
+                    .as_str()
+                    .is_some_and(|d| !d.is_empty())
+            );
+        }
+    }
+
+    #[test]
+    fn hits_name_uris_chunks_and_sections() {
+        let catalog = fixture();
+        let result = run(&catalog, &args(json!({"query": "entry API or_insert"}))).unwrap();
+        let hit = &result["hits"][0];
+        assert_eq!(hit["uri"], "resource://docs/guide.md");
+        assert_eq!(hit["section_uri"], "resource://docs/guide.md#entry-api");
+        assert_eq!(
+            hit["chunk_uri"],
+            "resource://docs/guide.md/chunks/hash-maps"
+        );
+        assert_eq!(
+            hit["heading_path"],
+            json!(["Guide", "Hash maps", "Entry API"])
+        );
+        assert_eq!(hit["document_kind"], "doc");
+        assert!(hit["snippet"].as_str().unwrap().contains("or_insert"));
+        let result = run(
+            &catalog,
+            &args(json!({"query": "radio buttons", "kind": "skills"})),
+        )
+        .unwrap();
+        assert_eq!(result["hits"][0]["skill_id"], "pdf-forms");
+        assert_eq!(result["hits"][0]["document_kind"], "reference");
+    }
+
+    #[test]
+    fn cursors_page_and_are_bound_to_their_query() {
+        let catalog = fixture();
+        let first = run(
+            &catalog,
+            &args(json!({"query": "filler widgets", "limit": 15})),
+        )
+        .unwrap();
+        assert_eq!(first["has_more"], true);
+        let cursor = first["next_cursor"].as_str().unwrap().to_owned();
+        let second = run(
+            &catalog,
+            &args(json!({"query": "filler widgets", "limit": 15, "cursor": cursor})),
+        )
+        .unwrap();
+        assert_eq!(second["hits"][0]["rank"], 16);
+        let mut seen: Vec<&Value> = first["hits"].as_array().unwrap().iter().collect();
+        seen.extend(second["hits"].as_array().unwrap());
+        let sections: std::collections::HashSet<&Value> =
+            seen.iter().map(|h| &h["section_uri"]).collect();
+        assert_eq!(sections.len(), 30, "pages do not overlap");
+        // The cursor of one query does not page another, nor another kind.
+        for other in [
+            json!({"query": "hash", "cursor": cursor}),
+            json!({"query": "filler widgets", "kind": "docs", "cursor": cursor}),
+            json!({"query": "filler widgets", "cursor": "garbage"}),
+        ] {
+            let error = run(&catalog, &args(other)).unwrap_err();
+            assert_eq!(error.code, Code::CursorInvalid);
+        }
+        // Whitespace does not change the query a cursor belongs to.
+        assert!(
+            run(
+                &catalog,
+                &args(json!({"query": " filler   widgets ", "limit": 15, "cursor": cursor}))
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn bad_arguments_get_specific_errors() {
+        let catalog = fixture();
+        let cases = [
+            (json!({}), "query"),
+            (json!({"query": ""}), "query"),
+            (json!({"query": "   "}), "query"),
+            (json!({"query": "?!"}), "query"),
+            (json!({"query": 5}), "query"),
+            (json!({"query": "x".repeat(MAX_QUERY_BYTES + 1)}), "query"),
+            (json!({"query": "a", "kind": "skill"}), "kind"),
+            (json!({"query": "a", "limit": 0}), "limit"),
+            (json!({"query": "a", "limit": 51}), "limit"),
+            (json!({"query": "a", "limit": "ten"}), "limit"),
+            (json!({"query": "a", "cursor": 3}), "cursor"),
+            (json!({"query": "a", "qurey": "b"}), "arguments"),
+        ];
+        for (input, field) in cases {
+            let error = run(&catalog, &args(input.clone())).unwrap_err();
+            assert_eq!(error.code, Code::InvalidArgument, "{input}");
+            assert_eq!(error.field, field, "{input}");
+            let envelope = error.tool_envelope(&catalog);
+            assert_eq!(envelope["code"], "invalid_argument");
+            assert_eq!(envelope["repair"]["tool"], TOOL_NAME, "{input}");
+        }
+        let error = run(&catalog, &args(json!({"query": "a", "kind": "skill"}))).unwrap_err();
+        assert_eq!(error.candidates, ["skills"]);
+    }
+
+    #[test]
+    fn nonsense_queries_answer_with_a_hint() {
+        let catalog = fixture();
+        let result = run(&catalog, &args(json!({"query": "qwxzzy plorbnak"}))).unwrap();
+        assert_eq!(result["hits"], json!([]));
+        assert_eq!(result["has_more"], false);
+        assert_eq!(result["unknown_terms"], json!(["qwxzzy", "plorbnak"]));
+        let hint = result["hint"].as_str().unwrap();
+        assert!(
+            hint.contains("qwxzzy") && hint.contains("skills_index"),
+            "{hint}"
+        );
+    }
+
+    #[test]
+    fn find_skill_proposes_matching_skills_first() {
+        let catalog = fixture();
+        let matches = find_skills(&catalog, "fill out a PDF form", 5);
+        assert_eq!(catalog.skill(matches[0].skill).id.as_str(), "pdf-forms");
+        assert!(matches.iter().all(|m| m.score > 0.0));
+        let prompt = find_skill(&catalog, "make slides with a theme").unwrap();
+        let text = serde_json::to_value(&prompt.messages[0]).unwrap()["content"]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let slides = text.find("slides —").expect("slides proposed");
+        assert!(text.contains("resource://skills/slides/document"), "{text}");
+        assert!(
+            text.contains("Build slide decks with a consistent theme."),
+            "{text}"
+        );
+        if let Some(pdf) = text.find("pdf-forms —") {
+            assert!(slides < pdf, "best match first:\n{text}");
+        }
+        let none = find_skill(&catalog, "qwxzzy").unwrap();
+        let text = serde_json::to_value(&none.messages[0]).unwrap()["content"]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(text.contains("No skill in this catalog matches"), "{text}");
+        assert_eq!(
+            find_skill(&catalog, "  ").unwrap_err().code,
+            Code::InvalidArgument
+        );
+    }
+}

@@ -28,7 +28,7 @@
 //! best `offset + limit` hits are kept.
 
 pub mod query;
-mod snippet;
+pub mod snippet;
 
 use std::ops::Range;
 
@@ -657,3 +657,6 @@ fn phrases_match(
     }
     true
 }
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -32,7 +32,7 @@ pub struct Phrase {
 pub struct Query<'a> {
     pub terms: Vec<QueryTerm<'a>>,
     pub phrases: Vec<Phrase>,
-    /// Words of the query that occur nowhere in the catalog.
+    /// Words of the query (lowercased, as written) that occur nowhere in the catalog.
     pub unknown: Vec<String>,
     /// A quoted phrase has a word that occurs nowhere: nothing can match.
     pub impossible: bool,
@@ -83,23 +83,26 @@ pub fn parse<'a>(
     let (free, phrase_texts) = split_phrases(&raw[..cut]);
     let mut query = Query::default();
     // (text, kind, position) of every analysed term, phrases first, then free text.
-    let mut analysed: Vec<(String, TermKind, u32, Option<usize>)> = Vec::new();
+    // (term, kind, position, phrase, the word as written) of every analysed term.
+    let mut analysed: Vec<(String, TermKind, u32, Option<usize>, String)> = Vec::new();
     let mut position = 0;
     for (p, text) in phrase_texts.iter().enumerate() {
         position = analyzer.analyze(text, position, |t| {
-            analysed.push((t.text.to_owned(), t.kind, t.position, Some(p)));
+            let written = text[t.start..t.end].to_lowercase();
+            analysed.push((t.text.to_owned(), t.kind, t.position, Some(p), written));
         }) + 1;
     }
     analyzer.analyze(&free, position, |t| {
-        analysed.push((t.text.to_owned(), t.kind, t.position, None));
+        let written = free[t.start..t.end].to_lowercase();
+        analysed.push((t.text.to_owned(), t.kind, t.position, None, written));
     });
 
     let all_stopwords = analysed
         .iter()
-        .all(|(text, kind, _, _)| is_plain(*kind) && is_stopword(text));
+        .all(|(text, kind, ..)| is_plain(*kind) && is_stopword(text));
     let mut phrases: Vec<Phrase> = vec![Phrase::default(); phrase_texts.len()];
     let mut phrase_start: Vec<Option<u32>> = vec![None; phrase_texts.len()];
-    for (text, kind, position, phrase) in analysed {
+    for (text, kind, position, phrase, written) in analysed {
         let stop = is_plain(kind) && is_stopword(&text) && !all_stopwords;
         let weight = if stop {
             0.0
@@ -119,8 +122,8 @@ pub fn parse<'a>(
             if phrase.is_some() && is_plain(kind) {
                 query.impossible = true;
             }
-            if is_plain(kind) && !stop && !query.unknown.contains(&text) {
-                query.unknown.push(text);
+            if is_plain(kind) && !stop && !query.unknown.contains(&written) {
+                query.unknown.push(written);
             }
             continue;
         };
