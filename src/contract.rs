@@ -9,11 +9,21 @@ pub const CACHE_TTL_MS: u64 = 24 * 60 * 60 * 1000;
 /// Page size of `resources/list` (native `nextCursor` pagination past it).
 pub const RESOURCES_PAGE_SIZE: usize = 100;
 
+/// `skills/list` pages hold at most this many skills…
+pub const SKILLS_PAGE_SIZE: usize = 100;
+/// …and stop before their manifests exceed this many file entries in total (a page always
+/// holds at least one skill, and a skill is never split across pages), so that one page
+/// stays a few hundred kilobytes however large the skills are.
+pub const SKILLS_PAGE_FILES: usize = 2000;
+/// Page size of `resources/directory/read`.
+pub const DIRECTORY_PAGE_SIZE: usize = 100;
+
 /// Namespace of skillpack's `_meta` keys.
 pub const META_DOCUMENT: &str = "io.skillpack/document";
 pub const META_CHUNK: &str = "io.skillpack/chunk";
 pub const META_SECTION: &str = "io.skillpack/section";
 pub const META_RESOURCE: &str = "io.skillpack/resource";
+pub const META_SKILL: &str = "io.skillpack/skill";
 
 pub struct Template {
     pub uri_template: &'static str,
@@ -117,6 +127,10 @@ pub const ERROR_CODES: &[ErrorCode] = &[
     ErrorCode {
         code: "file_not_found",
         meaning: "The skill has no file at that skill:// path; skills/get or the skill record lists its files.",
+    },
+    ErrorCode {
+        code: "not_a_directory",
+        meaning: "resources/directory/read of a URI that is not a skill directory (a file, or nothing); directory URIs are skill://<skill-path>[/<folder>] without a trailing slash.",
     },
     ErrorCode {
         code: "chunk_not_found",

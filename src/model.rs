@@ -11,7 +11,7 @@
 use rkyv::{Archive, Serialize};
 
 /// Bumped whenever the meaning of served URIs or payloads changes; part of the fingerprint.
-pub const CONTRACT_VERSION: u32 = 1;
+pub const CONTRACT_VERSION: u32 = 2;
 
 /// A byte range in the content blob.
 #[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -173,11 +173,14 @@ pub struct SkillFile {
     /// Path relative to the skills root.
     pub path: String,
     pub mime_type: String,
+    /// Index of the document this file also is (a `SKILL.md` or a reference), if any.
+    pub document: Option<u32>,
     /// `sha256:<64 lowercase hex>` (SEP-2640).
     pub sha256: String,
     pub size: u64,
     pub content: Span,
-    /// UTF-8 without NUL: served as text, otherwise as a base64 blob.
+    /// UTF-8 without NUL and not of a binary type: served as text, otherwise as a base64
+    /// blob.
     pub is_text: bool,
 }
 

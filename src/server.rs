@@ -3,9 +3,10 @@
 //! cache hints per protocol version).
 
 use rmcp::model::{
-    CacheScope, Implementation, ListResourceTemplatesResult, ListResourcesResult,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig,
+    CacheScope, GetSkillRequestParams, GetSkillResult, Implementation, ListResourceTemplatesResult,
+    ListResourcesResult, ListSkillsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -23,7 +24,11 @@ pub struct SkillpackServer {
 
 impl SkillpackServer {
     pub fn new(catalog: Catalog) -> Self {
-        let capabilities = ServerCapabilities::builder().enable_resources().build();
+        let capabilities = ServerCapabilities::builder()
+            .enable_resources()
+            // SEP-2640: skills/list, skills/get and resources/directory/read (cmd::skills).
+            .enable_skills_with_directory_read()
+            .build();
         let info = ServerConfig::new(capabilities)
             .with_server_info(
                 Implementation::new(catalog.name(), SERVER_VERSION)
@@ -117,5 +122,46 @@ impl ServerHandler for SkillpackServer {
                 .with_cache_scope(CacheScope::Public);
         }
         Ok(result.into())
+    }
+
+    // SEP-2640 Skills extension (`cmd::skills`). Skill results carry the cache hints on
+    // every protocol version: the extension defines them as required (CacheableResult).
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let result = cmd::skills::list(&self.catalog, cursor)?;
+        Ok(result
+            .with_ttl_ms(CACHE_TTL_MS)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let result = cmd::skills::get(&self.catalog, &request.uri)?;
+        Ok(result
+            .with_ttl_ms(CACHE_TTL_MS)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        let mut result =
+            cmd::skills::read_directory(&self.catalog, &request.uri, request.cursor.as_deref())?;
+        if wants_cache_hints(&context) {
+            result = result
+                .with_ttl_ms(CACHE_TTL_MS)
+                .with_cache_scope(CacheScope::Public);
+        }
+        Ok(result)
     }
 }

@@ -2,11 +2,15 @@
 //! (run time). Shared by `build.rs` and the server so both agree on one spelling.
 //!
 //! Canonical form: every path segment percent-encoded with [`SEGMENT`] (non-ASCII, spaces,
-//! controls and URI delimiters encoded; everything else literal). A client may send any
+//! controls and URI delimiters encoded; everything else literal), except `skill://` URIs,
+//! whose segments keep only RFC 3986 `unreserved` characters literal ([`SKILL_SEGMENT`]),
+//! exactly as rmcp's `SkillCatalog` spells them. A client may send any
 //! equivalent spelling (`%41` for `A`, a literal space); [`parse`] decodes once, rejects
 //! traversal, and [`ParsedUri::canonical`] re-encodes, so lookups are exact-match.
 
-use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str, utf8_percent_encode};
+use percent_encoding::{
+    AsciiSet, CONTROLS, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode,
+};
 
 pub const CAPABILITIES: &str = "resource://catalog/capabilities";
 pub const SKILLS_INDEX: &str = "resource://catalog/skills_index";
@@ -39,6 +43,16 @@ pub const SEGMENT: &AsciiSet = &CONTROLS
     .add(b'{')
     .add(b'|')
     .add(b'}');
+
+/// Characters encoded inside a `skill://` path segment: everything but RFC 3986
+/// `unreserved`. This is the spelling rmcp's `SkillCatalog` gives the same folder, and it
+/// keeps the first segment (the URI authority) a valid `reg-name` as SEP-2640 asks: a
+/// folder named `a:b` or `me@team` must not turn into a port or a user name.
+pub const SKILL_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 pub fn encode_segment(segment: &str) -> String {
     utf8_percent_encode(segment, SEGMENT).to_string()
@@ -80,9 +94,14 @@ pub fn anchor(document_uri: &str, anchor: &str) -> String {
     format!("{document_uri}#{}", encode_segment(anchor))
 }
 
-/// `skill://<path>` for a file or directory path relative to the skills root.
+/// `skill://<path>` for a file or directory path relative to the skills root, each segment
+/// encoded with [`SKILL_SEGMENT`].
 pub fn skill_file(path: &str) -> String {
-    format!("{SKILL_SCHEME}{}", encode_path(path))
+    let encoded: Vec<String> = path
+        .split('/')
+        .map(|segment| utf8_percent_encode(segment, SKILL_SEGMENT).to_string())
+        .collect();
+    format!("{SKILL_SCHEME}{}", encoded.join("/"))
 }
 
 /// What a syntactically valid catalog URI names (it may still not exist).
@@ -423,6 +442,11 @@ mod tests {
             "resource://skills/pdf/document/chunks/install"
         );
         assert_eq!(skill_file("team/x/ü.txt"), "skill://team/x/%C3%BC.txt");
+        // Sub-delimiters and `:`/`@` are encoded too, as rmcp's SkillCatalog does.
+        assert_eq!(
+            skill_file("me@team:1/my notes (v2)!.md"),
+            "skill://me%40team%3A1/my%20notes%20%28v2%29%21.md"
+        );
     }
 
     #[test]

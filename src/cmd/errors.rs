@@ -19,6 +19,7 @@ pub enum Code {
     ReferenceNotFound,
     DocNotFound,
     FileNotFound,
+    NotADirectory,
     ChunkNotFound,
     AnchorNotFound,
     InvalidUri,
@@ -34,6 +35,7 @@ impl Code {
             Code::ReferenceNotFound => "reference_not_found",
             Code::DocNotFound => "doc_not_found",
             Code::FileNotFound => "file_not_found",
+            Code::NotADirectory => "not_a_directory",
             Code::ChunkNotFound => "chunk_not_found",
             Code::AnchorNotFound => "anchor_not_found",
             Code::InvalidUri => "invalid_uri",
@@ -190,6 +192,13 @@ impl CatalogError {
         } else {
             ErrorData::invalid_params(message, data)
         }
+    }
+
+    /// The JSON-RPC carrier with `-32602` (Invalid params) whatever the protocol version:
+    /// what SEP-2640 requires of `skills/get` and `resources/directory/read`.
+    pub fn into_invalid_params(self, catalog: &Catalog) -> ErrorData {
+        let data = Some(self.rpc_envelope(catalog));
+        ErrorData::invalid_params(self.message, data)
     }
 }
 

@@ -295,22 +295,22 @@ fn skill_path_not_found(catalog: &Catalog, raw: &str, path: &str) -> CatalogErro
         .filter(|s| path == s.path.as_str() || path.starts_with(&format!("{}/", s.path)))
         .max_by_key(|s| s.path.len());
     match skill {
-        None => {
-            let wanted = path.split('/').next_back().unwrap_or(path);
-            CatalogError::new(
-                Code::SkillNotFound,
-                format!("No skill is served under `{}`.", uri::shorten(raw)),
-            )
-            .field("uri", raw)
-            .reason("skill:// URIs are skill://<skill path>/<file>; skills/list gives every skill's SKILL.md URI")
-            .candidates(did_you_mean(
-                wanted,
-                catalog.skills().iter().map(|s| s.skill_md_uri.as_str()),
-                CANDIDATES,
-            ))
-            .repair(skills_index_repair())
-            .uri(raw)
-        }
+        None => CatalogError::new(
+            Code::SkillNotFound,
+            format!("No skill is served under `{}`.", uri::shorten(raw)),
+        )
+        .field("uri", raw)
+        .reason("skill:// URIs are skill://<skill path>/<file>; skills/list gives every skill's SKILL.md URI")
+        .candidates(skill_path_candidates(catalog, path))
+        .repair(Repair {
+            next_step: "list_skills_then_retry",
+            tool: None,
+            alternative: format!(
+                "Call skills/list (or read {}) for every skill's SKILL.md URI; a skill's files are listed in its manifest.",
+                uri::SKILLS_INDEX
+            ),
+        })
+        .uri(raw),
         Some(skill) => {
             let files = catalog.skill_files(skill);
             CatalogError::new(
@@ -343,4 +343,35 @@ fn skill_path_not_found(catalog: &Catalog, raw: &str, path: &str) -> CatalogErro
             .uri(raw)
         }
     }
+}
+
+/// For a `skill://` path under no skill: the same path under the skills whose folder path
+/// is closest to the path's leading segments (`agent-friendly-mcpp/references/tools.md` →
+/// `skill://agent-friendly-mcp/references/tools.md`), or their `SKILL.md` when the rest
+/// of the path does not exist there.
+fn skill_path_candidates(catalog: &Catalog, path: &str) -> Vec<String> {
+    let mut scored: Vec<(usize, &str, String)> = Vec::new();
+    for skill in catalog.skills() {
+        let depth = skill.path.as_str().split('/').count();
+        let mut segments = path.splitn(depth + 1, '/');
+        let head: Vec<&str> = segments.by_ref().take(depth).collect();
+        let head = head.join("/");
+        let rest = segments.next();
+        let max = (skill.path.len() / 3).clamp(1, 3);
+        let distance = strsim::levenshtein(&head.to_lowercase(), skill.path.as_str());
+        if distance > max {
+            continue;
+        }
+        let same_file = rest
+            .map(|rest| uri::skill_file(&format!("{}/{rest}", skill.path)))
+            .filter(|candidate| catalog.lookup(candidate).is_some());
+        let candidate = same_file.unwrap_or_else(|| skill.skill_md_uri.as_str().to_owned());
+        scored.push((distance, skill.path.as_str(), candidate));
+    }
+    scored.sort();
+    scored
+        .into_iter()
+        .take(CANDIDATES)
+        .map(|(_, _, c)| c)
+        .collect()
 }

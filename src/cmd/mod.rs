@@ -7,4 +7,5 @@ pub mod errors;
 pub mod lookup;
 pub mod resources;
 pub mod search;
+pub mod skills;
 pub mod templates;

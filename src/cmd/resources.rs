@@ -1,7 +1,8 @@
 //! `resources/list` and `resources/read`.
 //!
-//! The list is bounded: the three catalog resources and one entry per skill document,
-//! paginated natively past [`RESOURCES_PAGE_SIZE`]. Docs, references, chunks and sections
+//! The list is bounded: the three catalog resources and one entry per skill document (its
+//! `SKILL.md` at the SEP-2640 `skill://` URI), paginated natively past
+//! [`RESOURCES_PAGE_SIZE`]. Docs, references, chunks and sections
 //! are reached through the indexes and templates, never enumerated here.
 //!
 //! A read of a document returns the whole body (attaching is a deliberate act) with its
@@ -21,7 +22,7 @@ use crate::catalog::Catalog;
 use crate::contract::{
     META_CHUNK, META_DOCUMENT, META_RESOURCE, META_SECTION, RESOURCES_PAGE_SIZE,
 };
-use crate::model::{ArchivedDocKind, ArchivedDocument, ArchivedHeading, Target};
+use crate::model::{ArchivedDocKind, ArchivedDocument, ArchivedHeading, ArchivedSkill, Target};
 use crate::uri;
 
 const LISTING: &str = "resources";
@@ -62,6 +63,10 @@ fn entry(catalog: &Catalog, index: usize) -> Resource {
             .with_mime_type(JSON)
             .with_size(archive.docs_index_json.len() as u64),
         _ => {
+            // Each skill is listed once, as its SEP-2640 `SKILL.md` resource with the
+            // metadata the extension asks for (name and description from the frontmatter,
+            // `text/markdown`). Its chunked twin `resource://skills/{id}/document` is named
+            // in `_meta`, and reading either URI returns the same outline and chunk catalog.
             let skill = catalog.skill((index - 3) as u32);
             let document = catalog.document(skill.document.to_native());
             let mut meta = Map::new();
@@ -73,17 +78,26 @@ fn entry(catalog: &Catalog, index: usize) -> Resource {
                     "version": document.version.as_str(),
                     "chunks": document.chunks.len(),
                     "record_uri": uri::skill_record(&skill.id),
-                    "skill_uri": skill.skill_md_uri.as_str(),
+                    "document_uri": document.uri.as_str(),
                 }),
             );
-            Resource::new(document.uri.as_str(), skill.id.as_str())
+            Resource::new(skill.skill_md_uri.as_str(), skill.id.as_str())
                 .with_title(document.title.as_str())
-                .with_description(document.summary.as_str())
+                .with_description(frontmatter_description(skill))
                 .with_mime_type(MARKDOWN)
                 .with_size(document.content.len.to_native())
                 .with_meta(MetaObject::from(meta))
         }
     }
+}
+
+/// The frontmatter `description` exactly as authored (SEP-2640: the `SKILL.md` resource's
+/// description is the frontmatter's), or the trimmed one should the JSON be unreadable.
+fn frontmatter_description(skill: &ArchivedSkill) -> String {
+    serde_json::from_str::<Value>(&skill.frontmatter_json)
+        .ok()
+        .and_then(|fm| fm.get("description")?.as_str().map(str::to_owned))
+        .unwrap_or_else(|| skill.description.as_str().to_owned())
 }
 
 pub fn list(catalog: &Catalog, cursor: Option<&str>) -> Result<ListResourcesResult, CatalogError> {
@@ -154,7 +168,18 @@ pub fn read(catalog: &Catalog, raw: &str) -> Result<ReadResourceResult, CatalogE
             } else {
                 ResourceContents::blob(BASE64.encode(bytes), file.uri.as_str())
             };
-            contents.with_mime_type(file.mime_type.as_str())
+            let contents = contents.with_mime_type(file.mime_type.as_str());
+            // A SKILL.md or reference read by its skill:// URI carries the same outline
+            // and chunk catalog as its resource:// twin; the bytes are untouched.
+            match file.document.as_ref() {
+                Some(d) => {
+                    let document = catalog.document(d.to_native());
+                    let value: Value =
+                        serde_json::from_str(&document.meta_json).unwrap_or(Value::Null);
+                    contents.with_meta(meta(META_DOCUMENT, value))
+                }
+                None => contents,
+            }
         }
         Resolved {
             target: Target::Directory(i),

@@ -372,25 +372,42 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn mime_type(path: &str, is_text: bool) -> String {
+/// MIME type of a skill file, by extension. The types rmcp's `SkillCatalog` knows are
+/// spelled as it spells them (so a host sees the same type from either server); other
+/// extensions go to `mime_guess`; what neither knows is `text/plain` when the bytes are
+/// text and `application/octet-stream` otherwise.
+fn mime_type(path: &str, utf8: bool) -> String {
     let ext = path
         .rsplit('/')
         .next()
         .and_then(|name| name.rsplit_once('.'))
         .map(|(_, ext)| ext.to_ascii_lowercase());
-    // mime_guess maps by extension; these are the file types of skills it gets wrong for
-    // agents (`.ts` is not MPEG transport, `.py` deserves better than text/plain).
-    let overridden = match ext.as_deref() {
+    let known = match ext.as_deref() {
         Some("md" | "markdown") => Some("text/markdown"),
-        Some("py") => Some("text/x-python"),
-        Some("ts" | "mts" | "cts") => Some("text/x-typescript"),
-        Some("rs") => Some("text/x-rust"),
-        Some("sh" | "bash") => Some("application/x-sh"),
+        Some("txt") => Some("text/plain"),
+        Some("html" | "htm") => Some("text/html"),
+        Some("css") => Some("text/css"),
+        Some("csv") => Some("text/csv"),
+        Some("xml") => Some("application/xml"),
+        Some("json") => Some("application/json"),
         Some("yaml" | "yml") => Some("application/yaml"),
         Some("toml") => Some("application/toml"),
+        Some("js" | "mjs" | "cjs") => Some("text/javascript"),
+        // mime_guess says MPEG transport stream.
+        Some("ts" | "mts" | "cts") => Some("text/x-typescript"),
+        Some("py") => Some("text/x-python"),
+        Some("rs") => Some("text/x-rust"),
+        Some("sh" | "bash") => Some("application/x-sh"),
+        Some("png") => Some("image/png"),
+        Some("jpg" | "jpeg") => Some("image/jpeg"),
+        Some("gif") => Some("image/gif"),
+        Some("svg") => Some("image/svg+xml"),
+        Some("webp") => Some("image/webp"),
+        Some("pdf") => Some("application/pdf"),
+        Some("zip") => Some("application/zip"),
         _ => None,
     };
-    if let Some(mime) = overridden {
+    if let Some(mime) = known {
         return mime.to_owned();
     }
     match ext
@@ -398,8 +415,43 @@ fn mime_type(path: &str, is_text: bool) -> String {
         .and_then(|e| mime_guess::from_ext(e).first_raw())
     {
         Some(mime) => mime.to_owned(),
-        None if is_text => "text/plain".to_owned(),
+        None if utf8 => "text/plain".to_owned(),
         None => "application/octet-stream".to_owned(),
+    }
+}
+
+/// Whether files of this type are binary whatever their bytes: an ASCII-only PDF or an
+/// empty PNG is still sent as a base64 `blob`, never as `text` a client might display.
+fn is_binary_mime(mime: &str) -> bool {
+    let (kind, subtype) = mime.split_once('/').unwrap_or((mime, ""));
+    match kind {
+        "image" => subtype != "svg+xml",
+        "audio" | "video" | "font" => true,
+        "application" => {
+            matches!(
+                subtype,
+                "pdf"
+                    | "zip"
+                    | "gzip"
+                    | "x-gzip"
+                    | "x-tar"
+                    | "x-bzip2"
+                    | "x-xz"
+                    | "zstd"
+                    | "x-7z-compressed"
+                    | "x-rar-compressed"
+                    | "java-archive"
+                    | "wasm"
+                    | "octet-stream"
+                    | "x-font-ttf"
+                    | "x-font-otf"
+                    | "vnd.ms-fontobject"
+                    | "x-sqlite3"
+            ) || subtype.starts_with("vnd.openxmlformats")
+                || subtype.starts_with("vnd.oasis.opendocument")
+                || subtype.starts_with("vnd.ms-")
+        }
+        _ => false,
     }
 }
 
@@ -445,19 +497,22 @@ fn bake(
         .collect();
     files.sort_by(|a, b| a.0.cmp(&b.0));
     let mut file_spans: HashMap<&str, Span> = HashMap::new();
-    let model_files: Vec<SkillFile> = files
+    let mut model_files: Vec<SkillFile> = files
         .iter()
         .map(|(file_uri, f)| {
             let hash = blake3::hash(&f.bytes);
             file_hashes.insert(file_uri.clone(), hash);
             let span = blob.add(hash, &f.bytes);
             file_spans.insert(f.rel.as_str(), span);
-            let is_text = std::str::from_utf8(&f.bytes).is_ok() && !f.bytes.contains(&0);
+            let utf8 = std::str::from_utf8(&f.bytes).is_ok() && !f.bytes.contains(&0);
+            let mime_type = mime_type(&f.rel, utf8);
+            let is_text = utf8 && !is_binary_mime(&mime_type);
             totals.content_bytes += f.bytes.len() as u64;
             SkillFile {
                 uri: file_uri.clone(),
                 path: f.rel.clone(),
-                mime_type: mime_type(&f.rel, is_text),
+                mime_type,
+                document: None,
                 sha256: format!("sha256:{}", hex(&Sha256::digest(&f.bytes))),
                 size: f.bytes.len() as u64,
                 content: span,
@@ -469,7 +524,13 @@ fn bake(
     // Documents.
     let mut documents: Vec<Document> = Vec::with_capacity(docs.len());
     let mut doc_index: HashMap<String, u32> = HashMap::new();
+    // Skill files that are also documents (SKILL.md, references), by path: their
+    // `skill://` reads carry the same `_meta` outline and chunk catalog.
+    let mut skill_documents: HashMap<String, u32> = HashMap::new();
     for work in docs {
+        if work.root == RootKind::Skills {
+            skill_documents.insert(work.rel.clone(), documents.len() as u32);
+        }
         let content = match work.root {
             RootKind::Skills => file_spans[work.rel.as_str()],
             RootKind::Docs => {
@@ -499,6 +560,10 @@ fn bake(
             links: work.links,
             meta_json: String::new(),
         });
+    }
+
+    for file in &mut model_files {
+        file.document = skill_documents.get(&file.path).copied();
     }
 
     // Skills.

@@ -177,6 +177,10 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
     .chain(contract::TEMPLATES.iter().map(|t| {
         json!({"uri_template": t.uri_template, "returns": t.description})
     }))
+    .chain([
+        json!({"uri_template": "skill://<skill-path>/<file-path>", "returns": "Any file of a skill, byte-exact (SEP-2640): text, or a base64 blob for binary files. skills/get lists every file with its sha256 digest and size."}),
+        json!({"uri_template": "skill://<skill-path>", "returns": "A skill folder or one of its sub-folders (inode/directory), listed with resources/directory/read."}),
+    ])
     .collect();
     let codes: Vec<Value> = contract::ERROR_CODES
         .iter()
@@ -198,6 +202,7 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
             "Reads whole documents, one precomputed chunk (<document uri>/chunks/{chunk_id}) or one section (<document uri>#<anchor>).",
             "Describes every document in _meta: version, outline with anchors, chunk catalog, resolved links.",
             "Pins its content by fingerprint: serverInfo.version ends with the first 12 hex digits.",
+            "Implements the SEP-2640 Skills extension (io.modelcontextprotocol/skills, with directoryRead): skills/list and skills/get return each skill's frontmatter and a complete file manifest with sha256 digests; every file is readable at its skill:// URI.",
         ],
         "does_not": [
             "Write, edit or delete anything: the catalog is read-only and fixed when the binary is built.",
@@ -227,6 +232,9 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
             "chunk_bytes": catalog.chunk_bytes,
             "max_uri_bytes": uri::MAX_URI_BYTES,
             "resources_list_page_size": contract::RESOURCES_PAGE_SIZE,
+            "skills_list_page_size": contract::SKILLS_PAGE_SIZE,
+            "skills_list_page_files": contract::SKILLS_PAGE_FILES,
+            "directory_read_page_size": contract::DIRECTORY_PAGE_SIZE,
         },
         "caching": {
             "ttl_ms": contract::CACHE_TTL_MS,
