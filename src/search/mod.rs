@@ -225,6 +225,8 @@ struct TermCursor<'a> {
     document: Option<DocumentEntry>,
     /// The term is in the title or name of the document being scored.
     explained: bool,
+    /// The most this term can add to a passage's score.
+    passage_bound: f32,
 }
 
 fn idf(n: usize, df: u32) -> f32 {
@@ -300,6 +302,7 @@ impl<'a> Index<'a> {
                     passage,
                     document,
                     explained: false,
+                    passage_bound: 0.0,
                 }
             })
             .collect();
@@ -323,6 +326,21 @@ impl<'a> Index<'a> {
         let passage_avg: [f32; PASSAGE_FIELDS] = index.passage_avg_len.map(|v| v.to_native());
         let document_avg: [f32; DOCUMENT_FIELDS] = index.document_avg_len.map(|v| v.to_native());
         let pairs = proximity_pairs(query);
+        // Upper bounds for skipping documents that cannot make the page: BM25 saturates
+        // below 1 (times idf), the heading bonus peaks on a one-word heading, and proximity
+        // on adjacent words.
+        let shortest_heading = 1.0 - params.passage_b[P_HEADING]
+            + params.passage_b[P_HEADING] / passage_avg[P_HEADING].max(1.0);
+        for c in &mut cursors {
+            c.passage_bound = c.weight
+                * c.passage_idf
+                * (1.0 + params.heading_bonus / shortest_heading.max(1e-3));
+        }
+        let proximity_bound = params.proximity
+            * pairs
+                .iter()
+                .map(|&(a, b)| cursors[a].passage_idf.min(cursors[b].passage_idf))
+                .sum::<f32>();
 
         let mut top: Vec<Candidate<'a>> = Vec::with_capacity(keep * 2 + 8);
         let mut buffer: Vec<Candidate<'a>> = Vec::new();
@@ -372,6 +390,22 @@ impl<'a> Index<'a> {
             // Its passages.
             buffer.clear();
             let end = stats.first_passage.to_native() + stats.passage_count.to_native();
+            // A document whose best possible hit cannot reach the top `keep` is only counted.
+            let mut bound = params.doc_weight * doc_score + proximity_bound;
+            for c in &cursors {
+                if c.passage.is_some_and(|e| e.passage < end) {
+                    bound += c.passage_bound;
+                }
+            }
+            if bound < threshold {
+                let matched = count_sections(query, &mut cursors, end, passages, &mut positions);
+                let fallback = matched == 0
+                    && doc_score > 0.0
+                    && query.phrases.is_empty()
+                    && stats.passage_count.to_native() > 0;
+                total += if fallback { 1 } else { matched };
+                continue;
+            }
             loop {
                 let p = cursors
                     .iter()
@@ -562,6 +596,43 @@ impl<'a> Index<'a> {
         path.reverse();
         path
     }
+}
+
+/// Walk the passages of a document that cannot make the page, only counting its hits
+/// (sections with a matching passage) as the ranking would.
+fn count_sections(
+    query: &Query<'_>,
+    cursors: &mut [TermCursor<'_>],
+    end: u32,
+    passages: &[ArchivedPassage],
+    positions: &mut [Vec<u32>],
+) -> usize {
+    let mut count = 0;
+    let mut last_heading = None;
+    loop {
+        let p = cursors
+            .iter()
+            .filter_map(|c| c.passage.map(|e| e.passage))
+            .filter(|&p| p < end)
+            .min();
+        let Some(p) = p else { break };
+        let mut blocks: [&[u8]; query::MAX_TERMS] = [&[]; query::MAX_TERMS];
+        for (i, c) in cursors.iter_mut().enumerate() {
+            if let Some(e) = c.passage.filter(|e| e.passage == p) {
+                blocks[i] = e.occurrences;
+                c.passage = c.passages.next();
+            }
+        }
+        if !query.phrases.is_empty() && !phrases_match(query, &blocks, positions) {
+            continue;
+        }
+        let heading = passages[p as usize].heading.to_native();
+        if last_heading != Some(heading) {
+            count += 1;
+            last_heading = Some(heading);
+        }
+    }
+    count
 }
 
 /// Best first; ties in catalog order, so results are deterministic.
