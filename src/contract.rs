@@ -157,3 +157,60 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         meaning: "A pagination cursor was not issued by this binary for this listing; restart without it.",
     },
 ];
+
+/// The tools (the fallback for clients that handle resources poorly). The capability
+/// summary lists them; `cmd::tools::TOOLS` implements exactly these (a test checks).
+pub struct ToolSummary {
+    pub name: &'static str,
+    pub purpose: &'static str,
+}
+
+pub const TOOL_LIST: &str = "catalog_list";
+pub const TOOL_READ: &str = "catalog_read";
+
+pub const TOOLS: &[ToolSummary] = &[
+    ToolSummary {
+        name: TOOL_LIST,
+        purpose: "List skills (default) or docs, one compact record each, filtered by tag or prefix; house pagination has_more/next_cursor.",
+    },
+    ToolSummary {
+        name: TOOL_READ,
+        purpose: "Read any catalog URI (also skill://…). Default detail \"summary\": outline, first chunk and chunk catalog; chunk_id reads one chunk; detail \"full\" the whole body.",
+    },
+];
+
+/// The built-in prompts. Every skill is also a prompt named after its id, so a skill may
+/// not be named like one of these (`compile::skills::RESERVED_PROMPT_NAMES`).
+pub struct PromptSummary {
+    pub name: &'static str,
+    pub purpose: &'static str,
+}
+
+pub const PROMPT_ORIENT: &str = "orient";
+pub const PROMPT_USE_SKILL: &str = "use-skill";
+
+pub const PROMPTS: &[PromptSummary] = &[
+    PromptSummary {
+        name: PROMPT_ORIENT,
+        purpose: "Overview of the catalog and where to start; optional `topic` narrows it.",
+    },
+    PromptSummary {
+        name: PROMPT_USE_SKILL,
+        purpose: "`skill_id` (completed): the skill's SKILL.md embedded, with the instruction to follow it.",
+    },
+];
+
+/// Default page size of `catalog_list`, and its maximum.
+pub const LIST_DEFAULT_LIMIT: usize = 25;
+pub const LIST_MAX_LIMIT: usize = 100;
+
+/// Budgets of `catalog_read`'s default `summary` (bytes of JSON): the text, the outline and
+/// the chunk catalog (plus a skill's references and the links, 4.5 KB together), so the
+/// whole answer stays near 20 KB (about 5k tokens) whatever the document's size.
+pub const SUMMARY_TEXT_BYTES: usize = 8 * 1024;
+pub const SUMMARY_OUTLINE_BYTES: usize = 4 * 1024;
+pub const SUMMARY_CHUNKS_BYTES: usize = 5 * 1024;
+
+/// `_meta["anthropic/maxResultSizeChars"]` on every tool: Claude Code's ceiling, so that a
+/// deliberate `detail: "full"` is not cut at its default 25k-token limit.
+pub const MAX_RESULT_SIZE_CHARS: u64 = 500_000;

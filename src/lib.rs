@@ -17,7 +17,8 @@
 //! - **search**: [`search::Index`] ranks the sections of any archive for a query, reading
 //!   the baked postings in place.
 //! - **MCP handlers**: [`server::SkillpackServer`] implements rmcp's `ServerHandler` and
-//!   dispatches to one module per surface in [`cmd`] (resources, templates, errors…).
+//!   dispatches to one module per surface in [`cmd`] (resources, templates, tools, prompts,
+//!   completion, errors…).
 //! - **transports**: [`transport::stdio`].
 //! - **CLI**: [`cli`] (`serve`, `info`, `list`, `read`, `search`, `fingerprint`); `src/bin` is a
 //!   one-line `main`.

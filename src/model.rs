@@ -48,6 +48,41 @@ pub struct Catalog {
     /// The full-text index over every markdown document (see `compile::index`).
     pub search: SearchIndex,
     pub totals: Totals,
+    /// Completion candidates that are not already sorted lists of the catalog (skill ids,
+    /// ref ids, chunk ids and anchors are: see `cmd::completion`).
+    pub completions: Completions,
+}
+
+/// Sorted candidate lists for `completion/complete`, computed at build time so that a
+/// completion request is a binary search plus a bounded fuzzy pass.
+#[derive(Archive, Serialize, Debug, Default)]
+#[rkyv(derive(Debug))]
+pub struct Completions {
+    /// What `orient`'s `topic` completes to: skill tags, capabilities and ids and the doc
+    /// folders, sorted and de-duplicated.
+    pub topics: Vec<String>,
+    /// Every doc path and every doc folder (with a trailing `/`), sorted by (parent
+    /// folder, path): the children of one folder that start with a given prefix form one
+    /// contiguous run, which is what segment-wise path completion looks up.
+    pub doc_tree: Vec<TreeEntry>,
+}
+
+#[derive(Archive, Serialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct TreeEntry {
+    /// Length in bytes of the parent folder prefix of `path` (`""` or `guide/`).
+    pub parent_len: u32,
+    /// `guide/usage.md`, or `guide/` for a folder.
+    pub path: String,
+}
+
+impl ArchivedTreeEntry {
+    pub fn parent(&self) -> &str {
+        self.path
+            .as_str()
+            .get(..self.parent_len.to_native() as usize)
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Archive, Serialize, Debug, Default, Clone, Copy)]

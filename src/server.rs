@@ -3,10 +3,12 @@
 //! cache hints per protocol version).
 
 use rmcp::model::{
-    CacheScope, GetSkillRequestParams, GetSkillResult, Implementation, ListResourceTemplatesResult,
-    ListResourcesResult, ListSkillsResult, PaginatedRequestParams, ProtocolVersion,
+    CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, PromptsCapability, ProtocolVersion,
     ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool, ToolsCapability,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -20,12 +22,22 @@ use crate::uri;
 pub struct SkillpackServer {
     catalog: Catalog,
     info: ServerConfig,
+    /// `tools/list`, built once: definitions name real ids of the catalog in examples.
+    tools: std::sync::Arc<Vec<Tool>>,
 }
 
 impl SkillpackServer {
     pub fn new(catalog: Catalog) -> Self {
+        // Content never changes inside one binary: no list-changed notifications.
+        let mut tools = ToolsCapability::default();
+        tools.list_changed = Some(false);
+        let mut prompts = PromptsCapability::default();
+        prompts.list_changed = Some(false);
         let capabilities = ServerCapabilities::builder()
+            .enable_completions()
+            .enable_prompts_with(prompts)
             .enable_resources()
+            .enable_tools_with(tools)
             // SEP-2640: skills/list, skills/get and resources/directory/read (cmd::skills).
             .enable_skills_with_directory_read()
             .build();
@@ -36,7 +48,11 @@ impl SkillpackServer {
                     .with_description("Agent Skills and docs compiled into one binary, served read-only from memory."),
             )
             .with_instructions(instructions(&catalog));
-        SkillpackServer { catalog, info }
+        SkillpackServer {
+            catalog,
+            info,
+            tools: std::sync::Arc::new(cmd::tools::list(&catalog)),
+        }
     }
 
     pub fn catalog(&self) -> &Catalog {
@@ -51,12 +67,15 @@ pub fn instructions(catalog: &Catalog) -> String {
         "{name} serves {skills} Agent Skills and {docs} markdown docs compiled into this binary \
          (fingerprint {fingerprint}). It is read-only and answers from memory: no filesystem, \
          no network, content never changes while it runs.\n\
-         Start here: read {skills_index} once for every skill (id, description, URI) and \
-         {docs_index} for every doc; {capabilities} lists URI families and error codes.\n\
-         Then read a document's _meta outline and chunk catalog and fetch only the chunks \
-         (<document uri>/chunks/<id>) or sections (<document uri>#<anchor>) you need; do not \
-         bulk-load whole documents or the whole catalog. Errors carry did-you-mean candidates \
-         and a repair step.",
+         Discover once: read {skills_index} (every skill: id, description, URI) and \
+         {docs_index} (every doc), or call the tool catalog_list ({{}} for skills, \
+         {{\"kind\": \"docs\"}} for docs); {capabilities} lists URI families and error codes.\n\
+         Then read a document's summary (catalog_read {{\"uri\": …}}: outline, first chunk, chunk \
+         catalog) and fetch only the chunks (<document uri>/chunks/<id>) or sections \
+         (<document uri>#<anchor>) you need. Do not bulk-load whole documents or the whole \
+         catalog; use detail \"full\" only when you need a whole body. To follow a skill, use \
+         the prompt use-skill or the prompt named after the skill. Errors carry did-you-mean \
+         candidates and a repair call that works as given.",
         name = catalog.name(),
         skills = totals.skills.to_native(),
         docs = totals.docs.to_native(),
@@ -163,5 +182,66 @@ impl ServerHandler for SkillpackServer {
                 .with_cache_scope(CacheScope::Public);
         }
         Ok(result)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut result = ListToolsResult::with_all_items(self.tools.as_ref().clone());
+        if wants_cache_hints(&context) {
+            result = result
+                .with_ttl_ms(CACHE_TTL_MS)
+                .with_cache_scope(CacheScope::Public);
+        }
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        cmd::tools::call(&self.catalog, &request.name, request.arguments.as_ref())
+            .map(Into::into)
+            .map_err(|e| e.into_invalid_params(&self.catalog))
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let mut result = cmd::prompts::list(&self.catalog, cursor)
+            .map_err(|e| e.into_invalid_params(&self.catalog))?;
+        if wants_cache_hints(&context) {
+            result = result
+                .with_ttl_ms(CACHE_TTL_MS)
+                .with_cache_scope(CacheScope::Public);
+        }
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        cmd::prompts::get(&self.catalog, &request.name, request.arguments.as_ref())
+            .map(Into::into)
+            .map_err(|e| e.into_invalid_params(&self.catalog))
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        Ok(CompleteResult::new(cmd::completion::complete(
+            &self.catalog,
+            &request,
+        )))
     }
 }

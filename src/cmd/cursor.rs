@@ -35,11 +35,12 @@ pub fn decode(catalog: &Catalog, listing: &str, cursor: &str) -> Result<usize, C
         )
         .field("cursor", cursor)
         .reason(reason.to_owned())
-        .repair(Repair {
-            next_step: "restart_listing",
-            tool: None,
-            alternative: "Repeat the request without a cursor to start from the first page, then pass each next cursor back unchanged.".into(),
-        })
+        .repair(Repair::list(
+            "restart_listing",
+            "skills",
+            None,
+            "Repeat the request without a cursor to start from the first page, then pass each next cursor back unchanged.",
+        ))
     };
     if cursor.len() > 256 {
         return Err(invalid(

@@ -12,6 +12,7 @@ use rmcp::ErrorData;
 use serde_json::{Map, Value, json};
 
 use crate::catalog::Catalog;
+use crate::contract;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Code {
@@ -63,10 +64,72 @@ impl Code {
 pub struct Repair {
     /// Symbolic step, e.g. `read_index_then_retry`.
     pub next_step: &'static str,
-    /// A tool to call, with arguments that work when passed literally.
+    /// A tool to call, with arguments that work when passed literally. Before an error
+    /// leaves the server, `CatalogError::with_working_repair` runs this call in-process and
+    /// replaces it with a listing that works should it fail.
     pub tool: Option<(&'static str, Value)>,
     /// What to do without tools.
     pub alternative: String,
+}
+
+impl Repair {
+    /// `catalog_read {"uri": uri}`.
+    pub fn read(next_step: &'static str, uri: &str, alternative: impl Into<String>) -> Repair {
+        Repair {
+            next_step,
+            tool: Some((contract::TOOL_READ, json!({ "uri": uri }))),
+            alternative: alternative.into(),
+        }
+    }
+
+    /// `catalog_read {"uri": uri, "chunk_id": chunk_id}`.
+    pub fn read_chunk(
+        next_step: &'static str,
+        uri: &str,
+        chunk_id: &str,
+        alternative: impl Into<String>,
+    ) -> Repair {
+        Repair {
+            next_step,
+            tool: Some((
+                contract::TOOL_READ,
+                json!({ "uri": uri, "chunk_id": chunk_id }),
+            )),
+            alternative: alternative.into(),
+        }
+    }
+
+    /// `catalog_list {"kind": kind}` (plus `prefix` when given).
+    pub fn list(
+        next_step: &'static str,
+        kind: &str,
+        prefix: Option<&str>,
+        alternative: impl Into<String>,
+    ) -> Repair {
+        let mut arguments = json!({ "kind": kind });
+        if let Some(prefix) = prefix {
+            arguments["prefix"] = Value::String(prefix.to_owned());
+        }
+        Repair {
+            next_step,
+            tool: Some((contract::TOOL_LIST, arguments)),
+            alternative: alternative.into(),
+        }
+    }
+
+    /// Any tool call.
+    pub fn call(
+        next_step: &'static str,
+        tool: &'static str,
+        arguments: Value,
+        alternative: impl Into<String>,
+    ) -> Repair {
+        Repair {
+            next_step,
+            tool: Some((tool, arguments)),
+            alternative: alternative.into(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -81,6 +144,8 @@ pub struct CatalogError {
     pub repair: Option<Repair>,
     /// The URI the request was about, if any.
     pub resource_uri: Option<String>,
+    /// Whether `repair` has been verified (see [`CatalogError::with_working_repair`]).
+    repair_checked: bool,
 }
 
 impl CatalogError {
@@ -94,6 +159,7 @@ impl CatalogError {
             candidates: Vec::new(),
             repair: None,
             resource_uri: None,
+            repair_checked: false,
         }
     }
 
@@ -115,7 +181,33 @@ impl CatalogError {
 
     pub fn repair(mut self, repair: Repair) -> Self {
         self.repair = Some(repair);
+        self.repair_checked = false;
         self
+    }
+
+    /// This error with a repair call that is known to work: the server runs the call
+    /// in-process (tools are pure functions of the baked catalog: microseconds, no side
+    /// effects) and, should it fail or be missing, puts in `catalog_list {}`, which always
+    /// works. Every carrier does this before an error leaves the server, so each `repair`
+    /// a client sees can be called literally.
+    pub fn with_working_repair(mut self, catalog: &Catalog) -> Self {
+        if !self.repair_checked {
+            self.repair = Some(super::tools::working_repair(
+                catalog,
+                self.code,
+                self.repair.take(),
+            ));
+            self.repair_checked = true;
+        }
+        self
+    }
+
+    fn checked(&self, catalog: &Catalog) -> std::borrow::Cow<'_, CatalogError> {
+        if self.repair_checked {
+            std::borrow::Cow::Borrowed(self)
+        } else {
+            std::borrow::Cow::Owned(self.clone().with_working_repair(catalog))
+        }
     }
 
     pub fn uri(mut self, uri: impl Into<String>) -> Self {
@@ -150,19 +242,20 @@ impl CatalogError {
 
     /// The envelope as carried in JSON-RPC `error.data`.
     pub fn rpc_envelope(&self, catalog: &Catalog) -> Value {
+        let this = self.checked(catalog);
         let mut envelope = json!({
-            "machine_code": self.code.as_str(),
-            "human_message": self.message,
-            "details": self.details(),
+            "machine_code": this.code.as_str(),
+            "human_message": this.message,
+            "details": this.details(),
             "temporary": false,
             "retry_after_ms": null,
-            "repair": self.repair_json(),
-            "resource_uri": self.resource_uri,
+            "repair": this.repair_json(),
+            "resource_uri": this.resource_uri,
             "fingerprint": catalog.fingerprint(),
         });
         // The base protocol's resource-not-found convention (SEP-2164) puts the URI at
         // `data.uri`; keep it there too for clients that only know that.
-        if let Some(uri) = &self.resource_uri {
+        if let Some(uri) = &this.resource_uri {
             envelope["uri"] = Value::String(crate::uri::shorten(uri));
         }
         envelope
@@ -170,16 +263,40 @@ impl CatalogError {
 
     /// The envelope as carried in a tool result's `structuredContent`.
     pub fn tool_envelope(&self, catalog: &Catalog) -> Value {
+        let this = self.checked(catalog);
         json!({
-            "code": self.code.as_str(),
-            "message": self.message,
-            "details": self.details(),
+            "code": this.code.as_str(),
+            "message": this.message,
+            "details": this.details(),
             "temporary": false,
             "retry_after_ms": null,
-            "repair": self.repair_json(),
-            "resource_uri": self.resource_uri,
+            "repair": this.repair_json(),
+            "resource_uri": this.resource_uri,
             "fingerprint": catalog.fingerprint(),
         })
+    }
+
+    /// What a client that shows only text sees of a tool error: the message, the
+    /// did-you-mean candidates and the repair call.
+    pub fn tool_text(&self, catalog: &Catalog) -> String {
+        let this = self.checked(catalog);
+        let mut text = this.message.clone();
+        if !this.reason.is_empty() {
+            text.push_str(&format!(" ({})", this.reason));
+        }
+        if !this.candidates.is_empty() {
+            text.push_str(&format!(" Did you mean: {}?", this.candidates.join(", ")));
+        }
+        if let Some(repair) = &this.repair {
+            match &repair.tool {
+                Some((tool, arguments)) => {
+                    text.push_str(&format!(" Next: {tool} {arguments}."));
+                }
+                None => text.push_str(&format!(" Next: {}", repair.alternative)),
+            }
+        }
+        text.push_str(&format!(" [code: {}]", this.code.as_str()));
+        text
     }
 
     /// The JSON-RPC carrier. Not-found errors use the resource-not-found code, which rmcp
@@ -194,8 +311,9 @@ impl CatalogError {
         }
     }
 
-    /// The JSON-RPC carrier with `-32602` (Invalid params) whatever the protocol version:
-    /// what SEP-2640 requires of `skills/get` and `resources/directory/read`.
+    /// The JSON-RPC carrier with `-32602` (Invalid params) whatever the protocol version
+    /// and code: what SEP-2640 requires of `skills/get` and `resources/directory/read`, and
+    /// what `prompts/get` and `tools/call` use for unknown names and bad arguments.
     pub fn into_invalid_params(self, catalog: &Catalog) -> ErrorData {
         let data = Some(self.rpc_envelope(catalog));
         ErrorData::invalid_params(self.message, data)
@@ -210,15 +328,23 @@ pub fn did_you_mean<'a>(
     limit: usize,
 ) -> Vec<String> {
     let wanted_lower = wanted.to_lowercase();
-    let max_distance = (wanted_lower.chars().count() / 3).clamp(1, 3);
+    let wanted_chars = wanted_lower.chars().count();
+    let max_distance = (wanted_chars / 3).clamp(1, 3);
     let mut scored: Vec<(usize, usize, &str)> = known
         .into_iter()
         .filter_map(|candidate| {
             let lower = candidate.to_lowercase();
+            let gap = wanted_chars.abs_diff(lower.chars().count());
+            // One a prefix of the other: the edit distance is the length difference.
             if !wanted_lower.is_empty()
                 && (lower.starts_with(&wanted_lower) || wanted_lower.starts_with(&lower))
             {
-                return Some((0, strsim::levenshtein(&wanted_lower, &lower), candidate));
+                return Some((0, gap, candidate));
+            }
+            // The distance is at least the length difference: skip the quadratic
+            // comparison when that alone rules a candidate out (hostile input can be long).
+            if gap > max_distance {
+                return None;
             }
             let distance = strsim::levenshtein(&wanted_lower, &lower);
             (distance <= max_distance).then_some((1, distance, candidate))

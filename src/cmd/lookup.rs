@@ -83,23 +83,34 @@ fn attach_anchor(
             target,
             heading: Some(heading),
         }),
-        None => Err(CatalogError::new(
-            Code::AnchorNotFound,
-            format!(
-                "{} has no heading with the anchor `#{}`.",
-                document.uri,
-                uri::shorten(anchor)
-            ),
-        )
-        .field("anchor", anchor)
-        .reason("anchors are the GitHub-style slugs of the document's headings")
-        .candidates(did_you_mean(
-            anchor,
-            document.outline.iter().map(|h| h.anchor.as_str()),
-            CANDIDATES,
-        ))
-        .repair(read_document_repair(document))
-        .uri(raw)),
+        None => {
+            let candidates = did_you_mean(
+                anchor,
+                document.outline.iter().map(|h| h.anchor.as_str()),
+                CANDIDATES,
+            );
+            let repair = match candidates.first() {
+                Some(best) => Repair::read(
+                    "read_closest_section",
+                    &uri::anchor(&document.uri, best),
+                    format!("Pick another anchor from the outline of {}.", document.uri),
+                ),
+                None => read_document_repair(document),
+            };
+            Err(CatalogError::new(
+                Code::AnchorNotFound,
+                format!(
+                    "{} has no heading with the anchor `#{}`.",
+                    document.uri,
+                    uri::shorten(anchor)
+                ),
+            )
+            .field("anchor", anchor)
+            .reason("anchors are the GitHub-style slugs of the document's headings")
+            .candidates(candidates)
+            .repair(repair)
+            .uri(raw))
+        }
     }
 }
 
@@ -130,87 +141,110 @@ fn uri_error(raw: &str, error: UriError) -> CatalogError {
     CatalogError::new(code, message)
         .field("uri", raw)
         .reason(error.reason())
-        .repair(Repair {
-            next_step: "read_capabilities",
-            tool: None,
-            alternative: format!(
+        .repair(Repair::read(
+            "read_capabilities",
+            uri::CAPABILITIES,
+            format!(
                 "Read {} for the URI families this server serves, or {} / {} for every skill and doc URI.",
                 uri::CAPABILITIES,
                 uri::SKILLS_INDEX,
                 uri::DOCS_INDEX
             ),
-        })
+        ))
         .uri(raw)
 }
 
 pub fn skills_index_repair() -> Repair {
-    Repair {
-        next_step: "list_skills_then_retry",
-        tool: None,
-        alternative: format!("Read {} for every skill id.", uri::SKILLS_INDEX),
-    }
+    Repair::list(
+        "list_skills_then_retry",
+        "skills",
+        None,
+        format!("Read {} for every skill id.", uri::SKILLS_INDEX),
+    )
 }
 
 pub fn docs_index_repair() -> Repair {
-    Repair {
-        next_step: "list_docs_then_retry",
-        tool: None,
-        alternative: format!("Read {} for every doc path.", uri::DOCS_INDEX),
+    Repair::list(
+        "list_docs_then_retry",
+        "docs",
+        None,
+        format!("Read {} for every doc path.", uri::DOCS_INDEX),
+    )
+}
+
+/// Read the document's summary: its outline anchors and chunk catalog.
+pub fn read_document_repair(document: &ArchivedDocument) -> Repair {
+    Repair::read(
+        "read_document_summary",
+        &document.uri,
+        format!(
+            "Read {} (resources/read): its _meta[\"io.skillpack/document\"] lists the outline anchors and chunk ids.",
+            document.uri
+        ),
+    )
+}
+
+/// `uri` if the catalog serves it (the target of a suggested repair must exist).
+fn served(catalog: &Catalog, uri: String) -> Option<String> {
+    catalog.lookup(&uri).map(|_| uri)
+}
+
+/// The same request with the closest skill id in place of a wrong one, at the deepest
+/// level that exists (a reference of that skill, else its document or record).
+fn corrected_skill_uri(catalog: &Catalog, family: &Family, skill_id: &str) -> Option<String> {
+    match family {
+        Family::SkillRecord { .. } => served(catalog, uri::skill_record(skill_id)),
+        Family::Reference { ref_id, .. } => served(catalog, uri::reference(skill_id, ref_id))
+            .or_else(|| served(catalog, uri::skill_record(skill_id))),
+        _ => served(catalog, uri::skill_document(skill_id)),
     }
 }
 
-pub fn read_document_repair(document: &ArchivedDocument) -> Repair {
-    Repair {
-        next_step: "read_document_meta",
-        tool: None,
-        alternative: format!(
-            "Read {}: its _meta[\"io.skillpack/document\"] lists the outline anchors and chunk ids.",
-            document.uri
-        ),
-    }
+pub fn skill_not_found(
+    catalog: &Catalog,
+    raw: &str,
+    family: &Family,
+    skill_id: &str,
+) -> CatalogError {
+    let candidates = did_you_mean(
+        skill_id,
+        catalog.skills().iter().map(|s| s.id.as_str()),
+        CANDIDATES,
+    );
+    let repair = candidates
+        .first()
+        .and_then(|best| corrected_skill_uri(catalog, family, best))
+        .map(|corrected| {
+            Repair::read(
+                "read_closest_match",
+                &corrected,
+                format!(
+                    "If that is not the skill you meant, list every skill id with {} {{\"kind\": \"skills\"}} or read {}.",
+                    crate::contract::TOOL_LIST,
+                    uri::SKILLS_INDEX
+                ),
+            )
+        })
+        .unwrap_or_else(skills_index_repair);
+    CatalogError::new(
+        Code::SkillNotFound,
+        format!("No skill has the id `{}`.", uri::shorten(skill_id)),
+    )
+    .field("skill_id", skill_id)
+    .reason("skill ids are the names of the skills compiled into this server")
+    .candidates(candidates)
+    .repair(repair)
+    .uri(raw)
 }
 
 fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>) -> CatalogError {
-    let skill_not_found = |skill_id: &str| {
-        CatalogError::new(
-            Code::SkillNotFound,
-            format!("No skill has the id `{}`.", uri::shorten(skill_id)),
-        )
-        .field("skill_id", skill_id)
-        .reason("skill ids are the names of the skills compiled into this server")
-        .candidates(did_you_mean(
-            skill_id,
-            catalog.skills().iter().map(|s| s.id.as_str()),
-            CANDIDATES,
-        ))
-        .repair(skills_index_repair())
-        .uri(raw)
-    };
+    let skill_not_found = |skill_id: &str| skill_not_found(catalog, raw, family, skill_id);
     // The document exists but the chunk does not.
     if let Some(chunk_id) = chunk
         && let Some(ArchivedTarget::Document(index)) = catalog.lookup(&family.canonical())
     {
         let document = catalog.document(index.to_native());
-        return CatalogError::new(
-            Code::ChunkNotFound,
-            format!(
-                "{} has no chunk `{}`.",
-                document.uri,
-                uri::shorten(chunk_id)
-            ),
-        )
-        .field("chunk_id", chunk_id)
-        .reason(format!(
-            "this document has {} chunk(s); chunk ids are listed in its _meta chunk catalog",
-            document.chunks.len()
-        ))
-        .candidates(did_you_mean(
-            chunk_id,
-            document.chunks.iter().map(|c| c.id.as_str()),
-            CANDIDATES,
-        ))
-        .repair(read_document_repair(document))
-        .uri(raw);
+        return chunk_not_found(document, chunk_id).uri(raw);
     }
     match family {
         Family::SkillRecord { skill_id } | Family::SkillDocument { skill_id } => {
@@ -221,6 +255,11 @@ fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>)
                 return skill_not_found(skill_id);
             };
             let skill = catalog.skill(skill);
+            let candidates = did_you_mean(
+                ref_id,
+                skill.references.iter().map(|r| r.id.as_str()),
+                CANDIDATES,
+            );
             CatalogError::new(
                 Code::ReferenceNotFound,
                 format!(
@@ -235,17 +274,23 @@ fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>)
                 skill.id,
                 skill.references.len()
             ))
-            .candidates(did_you_mean(
-                ref_id,
-                skill.references.iter().map(|r| r.id.as_str()),
-                CANDIDATES,
-            ))
-            .repair(Repair {
-                next_step: "read_skill_record_then_retry",
-                tool: None,
-                alternative: format!(
-                    "Read {} for the skill's reference ids.",
-                    uri::skill_record(&skill.id)
+            .candidates(candidates.clone())
+            .repair(match candidates.first() {
+                Some(best) => Repair::read(
+                    "read_closest_match",
+                    &uri::reference(&skill.id, best),
+                    format!(
+                        "If that is not the reference you meant, read {} for the skill's reference ids.",
+                        uri::skill_record(&skill.id)
+                    ),
+                ),
+                None => Repair::read(
+                    "read_skill_record_then_retry",
+                    &uri::skill_record(&skill.id),
+                    format!(
+                        "Read {} for the skill's reference ids.",
+                        uri::skill_record(&skill.id)
+                    ),
                 ),
             })
             .uri(raw)
@@ -273,8 +318,8 @@ fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>)
             )
             .field("path", path.as_str())
             .reason("doc paths are relative to the docs folder the catalog was built from")
+            .repair(doc_repair(catalog, path, candidates.first()))
             .candidates(candidates)
-            .repair(docs_index_repair())
             .uri(raw)
         }
         Family::SkillPath { path } => skill_path_not_found(catalog, raw, path),
@@ -295,24 +340,31 @@ fn skill_path_not_found(catalog: &Catalog, raw: &str, path: &str) -> CatalogErro
         .filter(|s| path == s.path.as_str() || path.starts_with(&format!("{}/", s.path)))
         .max_by_key(|s| s.path.len());
     match skill {
-        None => CatalogError::new(
-            Code::SkillNotFound,
-            format!("No skill is served under `{}`.", uri::shorten(raw)),
-        )
-        .field("uri", raw)
-        .reason("skill:// URIs are skill://<skill path>/<file>; skills/list gives every skill's SKILL.md URI")
-        .candidates(skill_path_candidates(catalog, path))
-        .repair(Repair {
-            next_step: "list_skills_then_retry",
-            tool: None,
-            alternative: format!(
-                "Call skills/list (or read {}) for every skill's SKILL.md URI; a skill's files are listed in its manifest.",
-                uri::SKILLS_INDEX
-            ),
-        })
-        .uri(raw),
+        None => {
+            let candidates = skill_path_candidates(catalog, path);
+            CatalogError::new(
+                Code::SkillNotFound,
+                format!("No skill is served under `{}`.", uri::shorten(raw)),
+            )
+            .field("uri", raw)
+            .reason("skill:// URIs are skill://<skill path>/<file>; skills/list gives every skill's SKILL.md URI")
+            .candidates(candidates.clone())
+            .repair(match candidates.first() {
+                Some(best) => Repair::read(
+                    "read_closest_match",
+                    best,
+                    format!(
+                        "Call skills/list (or read {}) for every skill's SKILL.md URI; a skill's files are listed in its manifest.",
+                        uri::SKILLS_INDEX
+                    ),
+                ),
+                None => skills_index_repair(),
+            })
+            .uri(raw)
+        }
         Some(skill) => {
             let files = catalog.skill_files(skill);
+            let candidates = did_you_mean(raw, files.iter().map(|f| f.uri.as_str()), CANDIDATES);
             CatalogError::new(
                 Code::FileNotFound,
                 format!(
@@ -327,22 +379,94 @@ fn skill_path_not_found(catalog: &Catalog, raw: &str, path: &str) -> CatalogErro
                 skill.id,
                 files.len()
             ))
-            .candidates(did_you_mean(
-                raw,
-                files.iter().map(|f| f.uri.as_str()),
-                CANDIDATES,
-            ))
-            .repair(Repair {
-                next_step: "read_skill_record_then_retry",
-                tool: None,
-                alternative: format!(
-                    "Read {} for the skill's files.",
-                    uri::skill_record(&skill.id)
+            .candidates(candidates.clone())
+            .repair(match candidates.first() {
+                Some(best) => Repair::read(
+                    "read_closest_match",
+                    best,
+                    format!(
+                        "If that is not the file you meant, read {} for the skill's files.",
+                        uri::skill_record(&skill.id)
+                    ),
+                ),
+                None => Repair::read(
+                    "read_skill_record_then_retry",
+                    &uri::skill_record(&skill.id),
+                    format!(
+                        "Read {} for the skill's files.",
+                        uri::skill_record(&skill.id)
+                    ),
                 ),
             })
             .uri(raw)
         }
     }
+}
+
+/// A chunk id the document does not have; the repair reads the closest chunk, or the
+/// document's summary (which lists every chunk).
+pub fn chunk_not_found(document: &ArchivedDocument, chunk_id: &str) -> CatalogError {
+    let candidates = did_you_mean(
+        chunk_id,
+        document.chunks.iter().map(|c| c.id.as_str()),
+        CANDIDATES,
+    );
+    let repair = match candidates.first() {
+        Some(best) => Repair::read_chunk(
+            "read_closest_chunk",
+            &document.uri,
+            best,
+            format!(
+                "Pick another chunk id from the chunk catalog of {}.",
+                document.uri
+            ),
+        ),
+        None => read_document_repair(document),
+    };
+    CatalogError::new(
+        Code::ChunkNotFound,
+        format!(
+            "{} has no chunk `{}`.",
+            document.uri,
+            uri::shorten(chunk_id)
+        ),
+    )
+    .field("chunk_id", chunk_id)
+    .reason(format!(
+        "this document has {} chunk(s); its chunk catalog (catalog_read of the document, or _meta of resources/read) lists their ids",
+        document.chunks.len()
+    ))
+    .candidates(candidates)
+    .repair(repair)
+}
+
+/// Read the closest doc, else list the docs of the deepest folder of `path` that exists.
+fn doc_repair(catalog: &Catalog, path: &str, best: Option<&String>) -> Repair {
+    if let Some(corrected) = best.and_then(|b| served(catalog, uri::doc(b))) {
+        return Repair::read(
+            "read_closest_match",
+            &corrected,
+            format!(
+                "If that is not the doc you meant, list the docs with {} {{\"kind\": \"docs\"}} or read {}.",
+                crate::contract::TOOL_LIST,
+                uri::DOCS_INDEX
+            ),
+        );
+    }
+    let tree = &catalog.archive().completions.doc_tree;
+    let mut folder = path;
+    while let Some(slash) = folder.trim_end_matches('/').rfind('/') {
+        folder = &folder[..=slash];
+        if tree.iter().any(|e| e.path.as_str() == folder) {
+            return Repair::list(
+                "list_folder_then_retry",
+                "docs",
+                Some(folder),
+                format!("Read {} for every doc path.", uri::DOCS_INDEX),
+            );
+        }
+    }
+    docs_index_repair()
 }
 
 /// For a `skill://` path under no skill: the same path under the skills whose folder path
@@ -358,6 +482,11 @@ fn skill_path_candidates(catalog: &Catalog, path: &str) -> Vec<String> {
         let head = head.join("/");
         let rest = segments.next();
         let max = (skill.path.len() / 3).clamp(1, 3);
+        // The distance is at least the length difference: skip the quadratic comparison
+        // when that alone rules a skill out (hostile paths can be long).
+        if head.chars().count().abs_diff(skill.path.chars().count()) > max {
+            continue;
+        }
         let distance = strsim::levenshtein(&head.to_lowercase(), skill.path.as_str());
         if distance > max {
             continue;

@@ -2,10 +2,15 @@
 //! request arguments and returns rmcp result types or a
 //! [`CatalogError`](errors::CatalogError); none of them does IO.
 
+pub mod catalog_list;
+pub mod catalog_read;
+pub mod completion;
 pub mod cursor;
 pub mod errors;
 pub mod lookup;
+pub mod prompts;
 pub mod resources;
 pub mod search;
 pub mod skills;
 pub mod templates;
+pub mod tools;

@@ -111,7 +111,13 @@ pub fn list(catalog: &Catalog, cursor: Option<&str>) -> Result<ListResourcesResu
             Code::CursorInvalid,
             "This cursor points past the end of the listing.",
         )
-        .field("cursor", cursor.unwrap_or_default()));
+        .field("cursor", cursor.unwrap_or_default())
+        .repair(Repair::list(
+            "restart_listing",
+            "skills",
+            None,
+            "Repeat resources/list without a cursor.",
+        )));
     }
     let end = (start + RESOURCES_PAGE_SIZE).min(total);
     let mut result =
@@ -192,14 +198,14 @@ pub fn read(catalog: &Catalog, raw: &str) -> Result<ReadResourceResult, CatalogE
             )
             .field("uri", raw)
             .reason("directories have no content of their own")
-            .repair(Repair {
-                next_step: "read_directory",
-                tool: None,
-                alternative: format!(
+            .repair(Repair::read(
+                "list_directory",
+                &dir.uri,
+                format!(
                     "List it with resources/directory/read {{\"uri\": \"{}\"}}, then read one of its files.",
                     dir.uri
                 ),
-            })
+            ))
             .uri(raw));
         }
     };

@@ -14,6 +14,7 @@
 //! Every problem is collected into a [`Report`]; any error fails the whole compile.
 
 pub mod chunk;
+pub mod completions;
 pub mod config;
 pub mod diag;
 pub mod emit;
@@ -285,6 +286,14 @@ fn document(
         .to_owned();
     let title = fm_title
         .or_else(|| scan.first_h1.clone())
+        // Chapters of books (mdBook) often open with an H2; that heading names the page
+        // better than its file name does.
+        .or_else(|| {
+            scan.headings
+                .first()
+                .map(|h| h.text.clone())
+                .filter(|t| !t.is_empty())
+        })
         .unwrap_or(file_stem);
     let summary = fm_summary
         .or(scan.first_paragraph.clone())
@@ -628,6 +637,7 @@ fn bake(
         docs_index_json: String::new(),
         search: Default::default(),
         totals,
+        completions: Default::default(),
     };
     for i in 0..catalog.documents.len() {
         catalog.documents[i].meta_json = render::document_meta(&catalog.documents[i]);
@@ -652,6 +662,7 @@ fn bake(
             _ => frontmatter::bom_len(text),
         },
     );
+    catalog.completions = completions::candidates(&catalog);
 
     Output {
         catalog,

@@ -201,6 +201,8 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
             "Serves Agent Skills (SKILL.md, references and their files) and markdown docs compiled into this binary.",
             "Reads whole documents, one precomputed chunk (<document uri>/chunks/{chunk_id}) or one section (<document uri>#<anchor>).",
             "Describes every document in _meta: version, outline with anchors, chunk catalog, resolved links.",
+            "Offers the same content through tools (catalog_list, catalog_read) for clients that cannot read resources, and through prompts (orient, use-skill, one per skill).",
+            "Completes skill ids, reference ids, doc paths, chunk ids, anchors and prompt arguments (completion/complete).",
             "Pins its content by fingerprint: serverInfo.version ends with the first 12 hex digits.",
             "Implements the SEP-2640 Skills extension (io.modelcontextprotocol/skills, with directoryRead): skills/list and skills/get return each skill's frontmatter and a complete file manifest with sha256 digests; every file is readable at its skill:// URI.",
         ],
@@ -214,6 +216,7 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
             format!("Read {} once to see every skill (id, description, document uri).", uri::SKILLS_INDEX),
             format!("Read {} for the docs.", uri::DOCS_INDEX),
             "Read a document's _meta outline and chunk catalog, then read only the chunks or #sections you need.",
+            "With tools only: catalog_list {} (skills) or {\"kind\": \"docs\"}, then catalog_read {\"uri\": …} for a summary (outline, first chunk, chunk catalog), then chunk or section URIs.",
         ],
         "counts": {
             "skills": t.skills,
@@ -226,8 +229,17 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
         "uri_families": families,
         "error_codes": codes,
         "error_carriers": {
-            "resource_reads": "JSON-RPC error with error.data = {machine_code, human_message, details{field, value, reason, candidates}, temporary, retry_after_ms, repair, resource_uri, fingerprint}",
+            "resource_reads": "JSON-RPC error with error.data = {machine_code, human_message, details{field, value, reason, candidates}, temporary, retry_after_ms, repair{next_step, tool, arguments, alternative}, resource_uri, fingerprint}; prompts/get, skills/get, resources/directory/read and list cursors use the same carrier (completion never fails: it answers with an empty list)",
+            "tool_results": "a result with isError: true and structuredContent = the same envelope with code/message in place of machine_code/human_message; the text content repeats the message, the candidates and the repair call",
+            "repair": "repair.tool with repair.arguments is a tool call that works when made exactly as given; every error is permanent (temporary: false), so follow it rather than retrying",
         },
+        "tools": contract::TOOLS.iter().map(|t| json!({"name": t.name, "purpose": t.purpose})).collect::<Vec<_>>(),
+        "prompts": contract::PROMPTS
+            .iter()
+            .map(|p| json!({"name": p.name, "purpose": p.purpose}))
+            .chain(std::iter::once(json!({"name": "<skill id>", "purpose": "One prompt per skill, named after its id: the same as use-skill with that skill."})))
+            .collect::<Vec<_>>(),
+        "completion": "completion/complete completes skill_id, ref_id (needs skill_id in context.arguments), path (segment by segment), chunk_id and anchor (need the template's other variables in context.arguments), and prompt arguments; prefix matches first, then fuzzy, at most 100 values with total and hasMore",
         "limits": {
             "chunk_bytes": catalog.chunk_bytes,
             "max_uri_bytes": uri::MAX_URI_BYTES,
@@ -235,6 +247,9 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
             "skills_list_page_size": contract::SKILLS_PAGE_SIZE,
             "skills_list_page_files": contract::SKILLS_PAGE_FILES,
             "directory_read_page_size": contract::DIRECTORY_PAGE_SIZE,
+            "catalog_list_default_limit": contract::LIST_DEFAULT_LIMIT,
+            "catalog_list_max_limit": contract::LIST_MAX_LIMIT,
+            "catalog_read_summary_text_bytes": contract::SUMMARY_TEXT_BYTES,
         },
         "caching": {
             "ttl_ms": contract::CACHE_TTL_MS,

@@ -2,6 +2,8 @@
 //! through rmcp's client; build binaries over other content (the corpora, fixtures).
 #![allow(dead_code)]
 
+pub mod tools;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

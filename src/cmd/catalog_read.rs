@@ -1,0 +1,798 @@
+//! Tool `catalog_read`: any catalog URI — indexes, records, skill documents, references,
+//! docs, `skill://` files and directories, chunks and `#anchor` sections.
+//!
+//! The default `detail: "summary"` is token-budgeted whatever the document's size: a
+//! document comes back as its title, version, outline, first chunk and chunk catalog (each
+//! list cut to a byte budget, with its full count), never its whole body; catalog JSON and
+//! files come back whole up to [`SUMMARY_WHOLE_BYTES`]. `detail: "full"` returns whole
+//! bodies; `chunk_id` (or a chunk URI) one chunk; a `#anchor` URI one section.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use rmcp::model::{JsonObject, Tool};
+use serde_json::{Value, json};
+
+use super::errors::CatalogError;
+use super::lookup::{self, Resolved};
+use super::tools::{Args, ToolDef, definition};
+use crate::catalog::Catalog;
+use crate::contract::{
+    SUMMARY_CHUNKS_BYTES, SUMMARY_OUTLINE_BYTES, SUMMARY_TEXT_BYTES, TOOL_LIST, TOOL_READ,
+};
+use crate::model::{
+    ArchivedDirectoryChild, ArchivedDocKind, ArchivedDocument, ArchivedHeading, ArchivedSkill,
+    ArchivedSkillFile, Target,
+};
+use crate::uri;
+
+pub const TOOL: ToolDef = ToolDef {
+    name: TOOL_READ,
+    definition: define,
+    call,
+};
+
+const ACCEPTED: &[&str] = &["uri", "chunk_id", "detail"];
+const REQUIRED: &[&str] = &["uri"];
+const DETAILS: &[&str] = &["summary", "full"];
+const KINDS: &[&str] = &[
+    "document",
+    "chunk",
+    "section",
+    "catalog",
+    "file",
+    "directory",
+];
+
+/// Catalog JSON, non-markdown files and sections come back whole in a summary up to this
+/// many bytes; past it, the first part (`truncated: true`).
+pub const SUMMARY_WHOLE_BYTES: usize = 2 * SUMMARY_TEXT_BYTES;
+const SUMMARY_LINKS_BYTES: usize = 1536;
+const SUMMARY_REFERENCES_BYTES: usize = 3 * 1024;
+
+fn define(catalog: &Catalog) -> Tool {
+    let document_example = catalog
+        .skills()
+        .first()
+        .map(|s| uri::skill_document(&s.id))
+        .or_else(|| catalog.documents().first().map(|d| d.uri.to_string()))
+        .unwrap_or_else(|| uri::CAPABILITIES.to_owned());
+    let chunk_example = catalog
+        .documents()
+        .iter()
+        .find(|d| d.chunks.len() > 1)
+        .map(|d| {
+            format!(
+                "; {{\"uri\": \"{}\", \"chunk_id\": \"{}\"}} reads one chunk",
+                d.uri, d.chunks[1].id
+            )
+        })
+        .unwrap_or_default();
+    let description = format!(
+        "Read anything this server serves, by URI: resource://catalog/… indexes and records, \
+         resource://skills/… skill documents and references, resource://docs/… docs, \
+         skill://… skill files and folders, chunk URIs (<document uri>/chunks/<id>) and \
+         sections (<document uri>#<anchor>). Use it on a uri from catalog_list or from an \
+         earlier read. The default detail \"summary\" keeps answers small: a document comes \
+         back as its title, version, outline, first chunk and a chunk catalog with URIs; then \
+         read only the chunk or section you need (chunk_id, next_chunk_uri or an outline \
+         uri). Ask for detail \"full\" only when you need a whole body.\n\n\
+         Examples: {{\"uri\": \"{document_example}\"}} summarizes a document{chunk_example}; \
+         {{\"uri\": \"{}\"}} says what this server holds.",
+        uri::CAPABILITIES
+    );
+    definition(
+        TOOL_READ,
+        "Read a catalog URI",
+        description,
+        json!({
+            "type": "object",
+            "required": ["uri"],
+            "properties": {
+                "uri": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": uri::MAX_URI_BYTES,
+                    "description": "Any catalog URI, as returned by catalog_list or an earlier read: resource://…, skill://…, a chunk URI or a #anchor section."
+                },
+                "chunk_id": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 1024,
+                    "description": "One chunk of the document `uri` names, by an id from its chunk catalog. Omitted means no particular chunk: `detail` decides what comes back."
+                },
+                "detail": {
+                    "type": "string",
+                    "enum": DETAILS,
+                    "description": format!("Omitted means \"summary\": a document's outline, first chunk and chunk catalog (never the whole body of a large document), catalog JSON and files whole up to {SUMMARY_WHOLE_BYTES} bytes. \"full\" returns the whole body, however large.")
+                }
+            },
+            "additionalProperties": false
+        }),
+        output_schema(),
+    )
+}
+
+fn output_schema() -> Value {
+    let string = json!({"type": "string"});
+    let integer = json!({"type": "integer", "minimum": 0});
+    let nullable = json!({"type": ["string", "null"]});
+    // A closed object of the given properties, all required unless listed as optional.
+    let object = |properties: Value, optional: &[&str]| {
+        let required: Vec<&String> = properties
+            .as_object()
+            .map(|p| {
+                p.keys()
+                    .filter(|k| !optional.contains(&k.as_str()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        json!({
+            "type": "object",
+            "required": required,
+            "properties": properties,
+            "additionalProperties": false,
+        })
+    };
+    let array = |items: Value| json!({"type": "array", "items": items});
+    let chunk = object(
+        json!({"id": string, "index": integer, "count": integer, "heading": string}),
+        &[],
+    );
+    let section = object(
+        json!({"anchor": string, "heading": string, "level": integer}),
+        &[],
+    );
+    let outline = array(object(
+        json!({"level": integer, "text": string, "anchor": string, "uri": string}),
+        &[],
+    ));
+    let chunks = array(object(
+        json!({"id": string, "uri": string, "heading": string, "size": integer}),
+        &[],
+    ));
+    let links = array(object(json!({"text": string, "uri": string}), &[]));
+    let references = array(object(
+        json!({"id": string, "uri": string, "title": string, "size": integer, "chunks": integer}),
+        &[],
+    ));
+    let skill = object(
+        json!({
+            "id": string,
+            "uri": string,
+            "record_uri": string,
+            "references": references,
+            "references_total": integer,
+        }),
+        &["references", "references_total"],
+    );
+    let entries = array(object(
+        json!({
+            "uri": string,
+            "type": {"type": "string", "enum": ["file", "directory"]},
+            "size": integer,
+            "mime_type": string,
+        }),
+        &["size", "mime_type"],
+    ));
+    let properties = json!({
+        "uri": {"type": "string", "description": "Canonical URI of what was read."},
+        "kind": {"type": "string", "enum": KINDS},
+        "detail": {"type": "string", "enum": DETAILS},
+        "title": string,
+        "mime_type": string,
+        "size": {"type": "integer", "minimum": 0, "description": "Bytes of the whole of what uri names (0 for a folder)."},
+        "version": {"type": "string", "description": "Content version (changes when the bytes do)."},
+        "document_uri": {"type": "string", "description": "The document a chunk, section or skill:// markdown file belongs to."},
+        "text": {"type": "string", "description": "The body returned: a summary's first chunk, a chunk, a section, JSON or file text."},
+        "blob": {"type": "string", "description": "Base64 bytes of a binary file."},
+        "truncated": {"type": "boolean", "description": "True when text (or blob) is not the whole of what uri names; next_step says how to get the rest."},
+        "chunk": chunk,
+        "prev_chunk_uri": nullable,
+        "next_chunk_uri": nullable,
+        "chunks_in_text": {"type": "integer", "minimum": 0, "description": "Summary of a document: how many leading chunks `text` holds."},
+        "section": section,
+        "outline": outline,
+        "outline_total": integer,
+        "chunks": chunks,
+        "chunks_total": integer,
+        "links": links,
+        "links_total": integer,
+        "skill": skill,
+        "entries": entries,
+        "next_step": {"type": "string", "description": "What to call next to get more."},
+    });
+    let mut schema = object(
+        properties,
+        &[
+            "title",
+            "version",
+            "document_uri",
+            "text",
+            "blob",
+            "chunk",
+            "prev_chunk_uri",
+            "next_chunk_uri",
+            "chunks_in_text",
+            "section",
+            "outline",
+            "outline_total",
+            "chunks",
+            "chunks_total",
+            "links",
+            "links_total",
+            "skill",
+            "entries",
+            "next_step",
+        ],
+    );
+    schema["description"] =
+        "What catalog_read returns; which fields are present depends on kind.".into();
+    schema
+}
+
+fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
+    let args = Args::new(TOOL_READ, map, ACCEPTED, REQUIRED)?;
+    let raw = args.required_string("uri", uri::MAX_URI_BYTES)?;
+    let chunk_id = args.string("chunk_id", 1024)?;
+    let full = args.choice("detail", DETAILS)? == Some("full");
+    let resolved = lookup::resolve(catalog, raw)?;
+    let archive = catalog.archive();
+
+    if let Some(chunk_id) = chunk_id {
+        let document = match resolved {
+            Resolved {
+                target: Target::Document(d),
+                heading: None,
+            } => Some(catalog.document(d)),
+            Resolved {
+                target: Target::SkillFile(f),
+                ..
+            } => file_document(catalog, &catalog.files()[f as usize]),
+            _ => None,
+        };
+        let Some(document) = document else {
+            let reason = match resolved.target {
+                Target::Chunk { .. } => "the URI already names one chunk; drop chunk_id".to_owned(),
+                Target::Document(_) => {
+                    "the URI already names one #section; drop chunk_id, or the #anchor".to_owned()
+                }
+                _ => format!(
+                    "chunk_id selects a chunk of a markdown document, and {} is not one",
+                    uri::shorten(raw)
+                ),
+            };
+            return Err(args.invalid("chunk_id", chunk_id, reason));
+        };
+        return match document
+            .chunks
+            .iter()
+            .position(|c| c.id.as_str() == chunk_id)
+        {
+            Some(index) => Ok(chunk_result(catalog, document, index)),
+            None => Err(lookup::chunk_not_found(document, chunk_id).uri(raw)),
+        };
+    }
+
+    Ok(match resolved {
+        Resolved {
+            target: Target::Document(d),
+            heading: None,
+        } => document_result(catalog, catalog.document(d), None, full),
+        Resolved {
+            target: Target::Document(d),
+            heading: Some(heading),
+        } => section_result(catalog, catalog.document(d), heading, full),
+        Resolved {
+            target: Target::Chunk { document, chunk: c },
+            ..
+        } => chunk_result(catalog, catalog.document(document), c as usize),
+        Resolved {
+            target: Target::Capabilities,
+            ..
+        } => catalog_json(
+            uri::CAPABILITIES,
+            "Catalog capabilities",
+            &archive.capabilities_json,
+            full,
+            None,
+        ),
+        Resolved {
+            target: Target::SkillsIndex,
+            ..
+        } => catalog_json(
+            uri::SKILLS_INDEX,
+            "Skills index",
+            &archive.skills_index_json,
+            full,
+            Some(format!("{TOOL_LIST} {{}} pages through the skills")),
+        ),
+        Resolved {
+            target: Target::DocsIndex,
+            ..
+        } => catalog_json(
+            uri::DOCS_INDEX,
+            "Docs index",
+            &archive.docs_index_json,
+            full,
+            Some(format!(
+                "{TOOL_LIST} {{\"kind\": \"docs\"}} pages through the docs"
+            )),
+        ),
+        Resolved {
+            target: Target::SkillRecord(i),
+            ..
+        } => {
+            let skill = catalog.skill(i);
+            catalog_json(
+                &uri::skill_record(&skill.id),
+                &format!("Skill record: {}", skill.id),
+                &skill.record_json,
+                full,
+                None,
+            )
+        }
+        Resolved {
+            target: Target::SkillFile(i),
+            ..
+        } => {
+            let file = &catalog.files()[i as usize];
+            match file_document(catalog, file) {
+                Some(document) => document_result(catalog, document, Some(file.uri.as_str()), full),
+                None => skill_file(catalog, file, full),
+            }
+        }
+        Resolved {
+            target: Target::Directory(i),
+            ..
+        } => directory(catalog, i),
+    })
+}
+
+/// Cut `text` to at most `max` bytes on a character boundary, at a line break when one
+/// is near the end.
+fn cut(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if let Some(newline) = text[..end].rfind('\n')
+        && newline >= end * 3 / 4
+    {
+        end = newline + 1;
+    }
+    &text[..end]
+}
+
+/// The longest prefix of `items` whose JSON fits in `budget` bytes (everything when
+/// `budget` is `None`).
+fn fit(items: impl Iterator<Item = Value>, budget: Option<usize>) -> Vec<Value> {
+    let mut used = 0;
+    items
+        .take_while(|item| match budget {
+            None => true,
+            Some(budget) => {
+                used += item.to_string().len() + 1;
+                used <= budget
+            }
+        })
+        .collect()
+}
+
+fn heading_entry(document: &ArchivedDocument, h: &ArchivedHeading) -> Value {
+    json!({
+        "level": h.level,
+        "text": h.text.as_str(),
+        "anchor": h.anchor.as_str(),
+        "uri": uri::anchor(&document.uri, &h.anchor),
+    })
+}
+
+/// The outline, as deep as the budget allows: every heading down to the deepest level
+/// that fits whole, then as many headings of the next level (in document order) as still
+/// fit. The result stays in document order.
+fn outline(document: &ArchivedDocument, budget: Option<usize>) -> Vec<Value> {
+    let entries: Vec<(u8, usize, Value)> = document
+        .outline
+        .iter()
+        .map(|h| {
+            let entry = heading_entry(document, h);
+            (h.level, entry.to_string().len() + 1, entry)
+        })
+        .collect();
+    let Some(budget) = budget else {
+        return entries.into_iter().map(|(_, _, v)| v).collect();
+    };
+    let size = |level: u8| -> usize {
+        entries
+            .iter()
+            .filter(|(l, _, _)| *l <= level)
+            .map(|(_, bytes, _)| bytes)
+            .sum()
+    };
+    // Level 0 holds nothing: when not even the top headings fit, they are filled greedily.
+    let whole = (1..=6)
+        .rev()
+        .find(|&level| size(level) <= budget)
+        .unwrap_or(0);
+    let mut left = budget - size(whole);
+    let next = entries
+        .iter()
+        .map(|(l, _, _)| *l)
+        .filter(|l| *l > whole)
+        .min()
+        .unwrap_or(u8::MAX);
+    entries
+        .into_iter()
+        .filter(|(level, bytes, _)| {
+            *level <= whole
+                || (*level == next && *bytes <= left && {
+                    left -= bytes;
+                    true
+                })
+        })
+        .map(|(_, _, v)| v)
+        .collect()
+}
+
+fn chunk_entries(document: &ArchivedDocument, budget: Option<usize>) -> Vec<Value> {
+    fit(
+        document.chunks.iter().map(|c| {
+            json!({
+                "id": c.id.as_str(),
+                "uri": uri::chunk(&document.uri, &c.id),
+                "heading": c.heading.as_str(),
+                "size": c.end.to_native() - c.start.to_native(),
+            })
+        }),
+        budget,
+    )
+}
+
+/// For skill documents and references: the skill they belong to, and (for a skill
+/// document) its references, so that the next read needs no other call.
+fn skill_info(
+    catalog: &Catalog,
+    document: &ArchivedDocument,
+    budget: Option<usize>,
+) -> Option<Value> {
+    let (skill, with_references) = match document.kind {
+        ArchivedDocKind::Skill { skill } => (catalog.skill(skill.to_native()), true),
+        ArchivedDocKind::Reference { skill, .. } => (catalog.skill(skill.to_native()), false),
+        ArchivedDocKind::Doc => return None,
+    };
+    let mut info = json!({
+        "id": skill.id.as_str(),
+        "uri": uri::skill_document(&skill.id),
+        "record_uri": uri::skill_record(&skill.id),
+    });
+    if with_references {
+        let references = fit(
+            skill.references.iter().map(|r| {
+                let doc = catalog.document(r.document.to_native());
+                json!({
+                    "id": r.id.as_str(),
+                    "uri": doc.uri.as_str(),
+                    "title": doc.title.as_str(),
+                    "size": doc.content.len.to_native(),
+                    "chunks": doc.chunks.len(),
+                })
+            }),
+            budget,
+        );
+        info["references"] = Value::Array(references);
+        info["references_total"] = skill.references.len().into();
+    }
+    Some(info)
+}
+
+/// A whole document (`full`) or its budgeted summary. `as_uri` is the `skill://` URI it
+/// was asked for by, if any.
+fn document_result(
+    catalog: &Catalog,
+    document: &ArchivedDocument,
+    as_uri: Option<&str>,
+    full: bool,
+) -> Value {
+    let budget = |bytes: usize| (!full).then_some(bytes);
+    let size = document.content.len.to_native() as usize;
+    let chunks = document.chunks.as_slice();
+    // A summary's text: the leading chunks that fit the budget (at least the first one,
+    // cut if it alone is larger), so a small document comes back whole in one call and a
+    // large one as its beginning.
+    let (text, in_text) = if full {
+        (catalog.text(document), chunks.len())
+    } else {
+        let mut in_text = 0;
+        let mut end = 0;
+        for c in chunks {
+            let c_end = c.end.to_native() as usize;
+            if in_text > 0 && c_end > SUMMARY_TEXT_BYTES {
+                break;
+            }
+            end = c_end;
+            in_text += 1;
+            if end >= SUMMARY_TEXT_BYTES {
+                break;
+            }
+        }
+        let text = cut(
+            catalog.text_range(document, 0, end as u64),
+            SUMMARY_TEXT_BYTES,
+        );
+        // A chunk cut short does not count: reading on starts with it.
+        if text.len() < end {
+            in_text -= 1;
+        }
+        (text, in_text)
+    };
+    let truncated = text.len() < size;
+    let mut value = json!({
+        "uri": as_uri.unwrap_or(document.uri.as_str()),
+        "kind": "document",
+        "detail": if full { "full" } else { "summary" },
+        "title": document.title.as_str(),
+        "mime_type": "text/markdown",
+        "size": size,
+        "version": document.version.as_str(),
+        "text": text,
+        "truncated": truncated,
+        "outline": outline(document, budget(SUMMARY_OUTLINE_BYTES)),
+        "outline_total": document.outline.len(),
+        "chunks": chunk_entries(document, budget(SUMMARY_CHUNKS_BYTES)),
+        "chunks_total": chunks.len(),
+        "links": fit(
+            document.links.iter().map(|l| json!({"text": l.text.as_str(), "uri": l.uri.as_str()})),
+            budget(SUMMARY_LINKS_BYTES),
+        ),
+        "links_total": document.links.len(),
+    });
+    if as_uri.is_some() {
+        value["document_uri"] = document.uri.as_str().into();
+    }
+    if let Some(skill) = skill_info(catalog, document, budget(SUMMARY_REFERENCES_BYTES)) {
+        value["skill"] = skill;
+    }
+    if !full {
+        value["chunks_in_text"] = in_text.into();
+        let next = chunks
+            .get(in_text)
+            .map(|c| uri::chunk(&document.uri, &c.id));
+        value["next_chunk_uri"] = next.clone().into();
+        if let Some(next) = next {
+            value["next_step"] = format!(
+                "The text holds the first {shown} of {size} bytes ({in_text} of {count} chunks whole). \
+                 Read on with {TOOL_READ} {{\"uri\": \"{next}\"}}, pick a chunk from `chunks` or a \
+                 section from `outline` (its uri), or ask for detail \"full\" if you need the whole body.",
+                count = chunks.len(),
+                shown = text.len(),
+            )
+            .into();
+        }
+    }
+    value
+}
+
+fn chunk_result(catalog: &Catalog, document: &ArchivedDocument, index: usize) -> Value {
+    let chunks = document.chunks.as_slice();
+    let chunk = &chunks[index];
+    let neighbour = |i: Option<usize>| {
+        i.and_then(|i| chunks.get(i))
+            .map(|c| uri::chunk(&document.uri, &c.id))
+    };
+    let next = neighbour(Some(index + 1));
+    let text = catalog.text_range(document, chunk.start.to_native(), chunk.end.to_native());
+    let mut value = json!({
+        "uri": uri::chunk(&document.uri, &chunk.id),
+        "kind": "chunk",
+        "detail": "full",
+        "title": document.title.as_str(),
+        "mime_type": "text/markdown",
+        "size": text.len(),
+        "version": document.version.as_str(),
+        "document_uri": document.uri.as_str(),
+        "text": text,
+        "truncated": false,
+        "chunk": {
+            "id": chunk.id.as_str(),
+            "index": index + 1,
+            "count": chunks.len(),
+            "heading": chunk.heading.as_str(),
+        },
+        "prev_chunk_uri": neighbour(index.checked_sub(1)),
+        "next_chunk_uri": next,
+    });
+    value["next_step"] = match &value["next_chunk_uri"] {
+        Value::String(next) => format!(
+            "Chunk {} of {}. Next: {TOOL_READ} {{\"uri\": \"{next}\"}}.",
+            index + 1,
+            chunks.len()
+        ),
+        _ => format!("Chunk {} of {}: the last one.", index + 1, chunks.len()),
+    }
+    .into();
+    value
+}
+
+fn section_result(
+    catalog: &Catalog,
+    document: &ArchivedDocument,
+    heading: &ArchivedHeading,
+    full: bool,
+) -> Value {
+    let (start, end) = (heading.start.to_native(), heading.end.to_native());
+    let whole = catalog.text_range(document, start, end);
+    let text = if full {
+        whole
+    } else {
+        cut(whole, SUMMARY_WHOLE_BYTES)
+    };
+    let covering: Vec<Value> = document
+        .chunks
+        .iter()
+        .filter(|c| c.start.to_native() < end && c.end.to_native() > start)
+        .map(|c| {
+            json!({
+                "id": c.id.as_str(),
+                "uri": uri::chunk(&document.uri, &c.id),
+                "heading": c.heading.as_str(),
+                "size": c.end.to_native() - c.start.to_native(),
+            })
+        })
+        .collect();
+    let total = covering.len();
+    let mut value = json!({
+        "uri": uri::anchor(&document.uri, &heading.anchor),
+        "kind": "section",
+        "detail": if full { "full" } else { "summary" },
+        "title": document.title.as_str(),
+        "mime_type": "text/markdown",
+        "size": whole.len(),
+        "version": document.version.as_str(),
+        "document_uri": document.uri.as_str(),
+        "text": text,
+        "truncated": text.len() < whole.len(),
+        "section": {
+            "anchor": heading.anchor.as_str(),
+            "heading": heading.text.as_str(),
+            "level": heading.level,
+        },
+        "chunks": fit(covering.into_iter(), (!full).then_some(SUMMARY_CHUNKS_BYTES)),
+        "chunks_total": total,
+    });
+    if text.len() < whole.len() {
+        value["next_step"] = format!(
+            "The section is {} bytes; this is the first part. Read it chunk by chunk (`chunks`) or ask for detail \"full\".",
+            whole.len()
+        )
+        .into();
+    }
+    value
+}
+
+fn catalog_json(uri: &str, title: &str, json: &str, full: bool, paging: Option<String>) -> Value {
+    let text = if full {
+        json
+    } else {
+        cut(json, SUMMARY_WHOLE_BYTES)
+    };
+    let truncated = text.len() < json.len();
+    let mut value = json!({
+        "uri": uri,
+        "kind": "catalog",
+        "detail": if full { "full" } else { "summary" },
+        "title": title,
+        "mime_type": "application/json",
+        "size": json.len(),
+        "text": text,
+        "truncated": truncated,
+    });
+    if truncated {
+        value["next_step"] = match paging {
+            Some(paging) => format!(
+                "This JSON is {} bytes; the text is its first part. {paging}, or ask for detail \"full\".",
+                json.len()
+            ),
+            None => format!(
+                "This JSON is {} bytes; the text is its first part. Ask for detail \"full\" for all of it.",
+                json.len()
+            ),
+        }
+        .into();
+    }
+    value
+}
+
+/// The catalog document a `skill://` file is, if it is a skill's SKILL.md or reference.
+fn file_document(catalog: &Catalog, file: &ArchivedSkillFile) -> Option<&'static ArchivedDocument> {
+    let skill: &ArchivedSkill = catalog
+        .skills()
+        .iter()
+        .filter(|s| {
+            file.path
+                .as_str()
+                .strip_prefix(s.path.as_str())
+                .is_some_and(|rest| rest.starts_with('/'))
+        })
+        .max_by_key(|s| s.path.len())?;
+    let relative = &file.path.as_str()[skill.path.len() + 1..];
+    let document = catalog.document(skill.document.to_native());
+    if relative == document.path.as_str() {
+        return Some(document);
+    }
+    skill
+        .references
+        .iter()
+        .map(|r| catalog.document(r.document.to_native()))
+        .find(|d| d.path.as_str() == relative)
+}
+
+fn skill_file(catalog: &Catalog, file: &ArchivedSkillFile, full: bool) -> Value {
+    let bytes = catalog.bytes(&file.content);
+    let mut value = json!({
+        "uri": file.uri.as_str(),
+        "kind": "file",
+        "detail": if full { "full" } else { "summary" },
+        "mime_type": file.mime_type.as_str(),
+        "size": bytes.len(),
+        "version": file.sha256.as_str(),
+        "truncated": false,
+    });
+    if file.is_text {
+        let whole = std::str::from_utf8(bytes).unwrap_or_default();
+        let text = if full {
+            whole
+        } else {
+            cut(whole, SUMMARY_WHOLE_BYTES)
+        };
+        value["text"] = text.into();
+        value["truncated"] = (text.len() < whole.len()).into();
+    } else if full || bytes.len() <= SUMMARY_WHOLE_BYTES {
+        value["blob"] = BASE64.encode(bytes).into();
+    } else {
+        value["truncated"] = true.into();
+    }
+    if value["truncated"] == true {
+        value["next_step"] = format!(
+            "The file is {} bytes; ask for detail \"full\" to get all of it.",
+            bytes.len()
+        )
+        .into();
+    }
+    value
+}
+
+fn directory(catalog: &Catalog, index: u32) -> Value {
+    let dir = &catalog.archive().directories[index as usize];
+    let entries: Vec<Value> = dir
+        .children
+        .iter()
+        .map(|child| match child {
+            ArchivedDirectoryChild::File(f) => {
+                let file = &catalog.files()[f.to_native() as usize];
+                json!({
+                    "uri": file.uri.as_str(),
+                    "type": "file",
+                    "size": file.size.to_native(),
+                    "mime_type": file.mime_type.as_str(),
+                })
+            }
+            ArchivedDirectoryChild::Directory(d) => json!({
+                "uri": catalog.archive().directories[d.to_native() as usize].uri.as_str(),
+                "type": "directory",
+            }),
+        })
+        .collect();
+    json!({
+        "uri": dir.uri.as_str(),
+        "kind": "directory",
+        "detail": "full",
+        "mime_type": "inode/directory",
+        "size": 0,
+        "truncated": false,
+        "entries": entries,
+        "next_step": format!("Read an entry with {TOOL_READ} {{\"uri\": <entry uri>}}."),
+    })
+}

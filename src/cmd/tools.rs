@@ -1,0 +1,371 @@
+//! Tools: the fallback surface for clients that handle resources poorly. Self-sufficient
+//! from `tools/list` alone, read-only, closed-world.
+//!
+//! # Adding a tool
+//!
+//! A tool is one file under `src/cmd/` exporting a [`ToolDef`] constant: its name, a
+//! function that builds its definition (built once per server, from the catalog, so that
+//! examples name real ids) and a function that runs it. Add the constant to [`TOOLS`] and
+//! a line to `contract::TOOLS` (the capability summary lists it; a test checks the two
+//! agree). Everything else is shared here:
+//!
+//! - [`definition`] fills in what every tool has: the JSON Schema 2020-12 dialect,
+//!   annotations (`readOnlyHint`, `idempotentHint`, `openWorldHint: false`) and
+//!   `_meta["anthropic/maxResultSizeChars"]`;
+//! - [`Args`] checks arguments (unknown names, types, ranges, enums) and turns mistakes into
+//!   `invalid_argument` errors that name the field and offer the call without it;
+//! - [`call`] wraps success as `structuredContent` + the same JSON as text, and errors as
+//!   `isError: true` + the envelope + a one-line text. Every envelope's `repair` call is
+//!   verified first ([`working_repair`]).
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
+use serde_json::{Map, Value, json};
+
+use super::errors::{CatalogError, Code, Repair, did_you_mean};
+use super::{catalog_list, catalog_read};
+use crate::catalog::Catalog;
+use crate::contract::{self, MAX_RESULT_SIZE_CHARS};
+
+pub const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+pub const META_MAX_RESULT_SIZE: &str = "anthropic/maxResultSizeChars";
+
+/// A tool: its name, how to describe it, how to run it.
+pub struct ToolDef {
+    pub name: &'static str,
+    /// The `tools/list` entry.
+    pub definition: fn(&Catalog) -> Tool,
+    /// Run with the request's arguments: the `structuredContent` of a success (it must
+    /// match the definition's `outputSchema`), or an error envelope.
+    pub call: fn(&Catalog, &JsonObject) -> Result<Value, CatalogError>,
+}
+
+/// Every tool, in `tools/list` order.
+pub const TOOLS: &[ToolDef] = &[catalog_list::TOOL, catalog_read::TOOL];
+
+pub fn find(name: &str) -> Option<&'static ToolDef> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+/// The `tools/list` entries.
+pub fn list(catalog: &Catalog) -> Vec<Tool> {
+    TOOLS.iter().map(|t| (t.definition)(catalog)).collect()
+}
+
+/// `tools/call`. `Err` only for a tool this server does not have (a protocol error);
+/// everything that goes wrong inside a tool is an `isError` result the model can read.
+pub fn call(
+    catalog: &Catalog,
+    name: &str,
+    arguments: Option<&JsonObject>,
+) -> Result<CallToolResult, CatalogError> {
+    let Some(tool) = find(name) else {
+        return Err(unknown_tool(name).with_working_repair(catalog));
+    };
+    let empty = JsonObject::new();
+    match (tool.call)(catalog, arguments.unwrap_or(&empty)) {
+        Ok(value) => Ok(CallToolResult::structured(value)),
+        Err(error) => {
+            let error = error.with_working_repair(catalog);
+            let mut result = CallToolResult::structured_error(error.tool_envelope(catalog));
+            result.content = vec![ContentBlock::text(error.tool_text(catalog))];
+            Ok(result)
+        }
+    }
+}
+
+/// Run a tool in-process; `None` when there is no such tool.
+pub fn run(
+    catalog: &Catalog,
+    name: &str,
+    arguments: &JsonObject,
+) -> Option<Result<Value, CatalogError>> {
+    find(name).map(|tool| (tool.call)(catalog, arguments))
+}
+
+fn unknown_tool(name: &str) -> CatalogError {
+    CatalogError::new(
+        Code::InvalidArgument,
+        format!("This server has no tool `{}`.", crate::uri::shorten(name)),
+    )
+    .field("name", name)
+    .reason(format!(
+        "the tools are {}",
+        TOOLS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+    ))
+    .candidates(did_you_mean(name, TOOLS.iter().map(|t| t.name), 3))
+}
+
+/// The repair call of an error, verified: the call is run in-process (tools are pure
+/// functions of the baked catalog, so this costs microseconds and changes nothing) and,
+/// should it fail, or should there be none, `catalog_list {}`, which always works, takes
+/// its place. Used by [`CatalogError::with_working_repair`], which every carrier applies.
+pub fn working_repair(catalog: &Catalog, code: Code, repair: Option<Repair>) -> Repair {
+    let works = repair
+        .as_ref()
+        .and_then(|r| r.tool.as_ref())
+        .and_then(|(tool, arguments)| run(catalog, tool, arguments.as_object()?))
+        .is_some_and(|outcome| outcome.is_ok());
+    if works && let Some(repair) = repair {
+        return repair;
+    }
+    let fallback = Some((contract::TOOL_LIST, json!({})));
+    match repair {
+        Some(mut repair) => {
+            if repair.tool.is_some() {
+                tracing::warn!(
+                    code = code.as_str(),
+                    "repair call did not work; offering catalog_list instead"
+                );
+            }
+            repair.tool = fallback;
+            repair
+        }
+        None => Repair {
+            next_step: "list_catalog",
+            tool: fallback,
+            alternative: format!(
+                "Read {} for what this server serves and its URI families.",
+                crate::uri::CAPABILITIES
+            ),
+        },
+    }
+}
+
+/// A tool definition with what every tool here shares: the 2020-12 dialect on both
+/// schemas, honest annotations (read-only, idempotent, closed-world: the catalog is fixed
+/// in the binary) and the result-size hint for Claude Code.
+pub fn definition(
+    name: &'static str,
+    title: &str,
+    description: String,
+    input_schema: Value,
+    output_schema: Value,
+) -> Tool {
+    let annotations = ToolAnnotations::with_title(title)
+        .read_only(true)
+        .destructive(false)
+        .idempotent(true)
+        .open_world(false);
+    let mut meta = Map::new();
+    meta.insert(META_MAX_RESULT_SIZE.into(), MAX_RESULT_SIZE_CHARS.into());
+    Tool::new(name, description, Arc::new(schema(input_schema)))
+        .with_title(title)
+        .with_raw_output_schema(Arc::new(schema(output_schema)))
+        .with_annotations(annotations)
+        .with_meta(MetaObject::from(meta))
+}
+
+/// A schema object with `$schema` first.
+fn schema(body: Value) -> JsonObject {
+    let mut object = Map::new();
+    object.insert("$schema".into(), JSON_SCHEMA_2020_12.into());
+    if let Value::Object(body) = body {
+        object.extend(body);
+    }
+    object
+}
+
+/// The arguments of one call, checked against what the tool accepts. Every mistake is an
+/// `invalid_argument` error naming the field, and (for an optional field) offering the
+/// same call without it — omitting an optional argument always means its default.
+pub struct Args<'a> {
+    tool: &'static str,
+    map: &'a JsonObject,
+    required: &'static [&'static str],
+}
+
+impl<'a> Args<'a> {
+    /// Refuse names the tool does not take (`additionalProperties: false`).
+    pub fn new(
+        tool: &'static str,
+        map: &'a JsonObject,
+        accepted: &'static [&'static str],
+        required: &'static [&'static str],
+    ) -> Result<Self, CatalogError> {
+        let args = Args {
+            tool,
+            map,
+            required,
+        };
+        if let Some(unknown) = map.keys().find(|k| !accepted.contains(&k.as_str())) {
+            return Err(args
+                .invalid(
+                    "arguments",
+                    unknown,
+                    format!(
+                        "`{}` is not an argument of {tool}; it takes {}",
+                        crate::uri::shorten(unknown),
+                        accepted.join(", ")
+                    ),
+                )
+                .candidates(did_you_mean(unknown, accepted.iter().copied(), 3)));
+        }
+        for name in required {
+            if !map.contains_key(*name) {
+                return Err(args.invalid(name, "", format!("`{name}` is required")));
+            }
+        }
+        Ok(args)
+    }
+
+    /// An `invalid_argument` error about `field` (an argument name, or `arguments` for an
+    /// unknown name given as `value`).
+    pub fn invalid(&self, field: &'static str, value: &str, reason: String) -> CatalogError {
+        let culprit = if field == "arguments" { value } else { field };
+        let error = CatalogError::new(
+            Code::InvalidArgument,
+            format!("Invalid arguments for {}: {reason}.", self.tool),
+        )
+        .field(field, value)
+        .reason(reason);
+        if self.required.contains(&culprit) {
+            return error;
+        }
+        error.repair(self.without(
+            "retry_without_argument",
+            culprit,
+            format!(
+                "Omit `{}` (omitting it means its default) or fix it as the tool's inputSchema says.",
+                crate::uri::shorten(culprit)
+            ),
+        ))
+    }
+
+    /// This call without one argument, as a repair.
+    pub fn without(&self, next_step: &'static str, name: &str, alternative: String) -> Repair {
+        let mut arguments = self.map.clone();
+        arguments.remove(name);
+        Repair::call(next_step, self.tool, Value::Object(arguments), alternative)
+    }
+
+    fn get(&self, name: &str) -> Option<&'a Value> {
+        self.map.get(name).filter(|v| !v.is_null())
+    }
+
+    fn shown(value: &Value) -> String {
+        match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    pub fn string(
+        &self,
+        name: &'static str,
+        max_bytes: usize,
+    ) -> Result<Option<&'a str>, CatalogError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Value::String(s)) if s.is_empty() => {
+                Err(self.invalid(name, s, format!("`{name}` is empty")))
+            }
+            Some(Value::String(s)) if s.len() > max_bytes => Err(self.invalid(
+                name,
+                s,
+                format!(
+                    "`{name}` is {} bytes long; at most {max_bytes} are accepted",
+                    s.len()
+                ),
+            )),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(other) => Err(self.invalid(
+                name,
+                &Self::shown(other),
+                format!("`{name}` must be a string, not {}", json_type(other)),
+            )),
+        }
+    }
+
+    pub fn required_string(
+        &self,
+        name: &'static str,
+        max_bytes: usize,
+    ) -> Result<&'a str, CatalogError> {
+        self.string(name, max_bytes)?
+            .ok_or_else(|| self.invalid(name, "", format!("`{name}` is required")))
+    }
+
+    pub fn choice(
+        &self,
+        name: &'static str,
+        allowed: &[&'static str],
+    ) -> Result<Option<&'static str>, CatalogError> {
+        let Some(value) = self.get(name) else {
+            return Ok(None);
+        };
+        match value
+            .as_str()
+            .and_then(|s| allowed.iter().find(|a| **a == s))
+        {
+            Some(choice) => Ok(Some(choice)),
+            None => {
+                // The closest allowed values first, then the others.
+                let shown = Self::shown(value);
+                let mut candidates = did_you_mean(&shown, allowed.iter().copied(), allowed.len());
+                for a in allowed {
+                    if !candidates.iter().any(|c| c == a) {
+                        candidates.push((*a).to_owned());
+                    }
+                }
+                Err(self
+                    .invalid(
+                        name,
+                        &shown,
+                        format!("`{name}` must be one of {}", allowed.join(", ")),
+                    )
+                    .candidates(candidates))
+            }
+        }
+    }
+
+    pub fn integer(
+        &self,
+        name: &'static str,
+        min: u64,
+        max: u64,
+    ) -> Result<Option<u64>, CatalogError> {
+        let Some(value) = self.get(name) else {
+            return Ok(None);
+        };
+        // 10.0 is an integer in JSON Schema; accept it as one.
+        let number = value.as_u64().or_else(|| {
+            value
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                .map(|f| f as u64)
+        });
+        match number {
+            Some(n) if (min..=max).contains(&n) => Ok(Some(n)),
+            _ => Err(self.invalid(
+                name,
+                &Self::shown(value),
+                format!("`{name}` must be an integer from {min} to {max}"),
+            )),
+        }
+    }
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_is_in_the_contract_and_back() {
+        let registry: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+        let contract: Vec<&str> = contract::TOOLS.iter().map(|t| t.name).collect();
+        assert_eq!(registry, contract);
+    }
+}
