@@ -68,7 +68,7 @@ pub struct SearchArgs {
     #[arg(long, value_enum, default_value = "all")]
     pub kind: SearchKind,
     /// Hits per page (1–50).
-    #[arg(long, default_value_t = cmd::search::DEFAULT_LIMIT)]
+    #[arg(long, default_value_t = crate::contract::SEARCH_DEFAULT_LIMIT)]
     pub limit: usize,
     /// `next_cursor` of a previous page.
     #[arg(long)]
@@ -275,12 +275,13 @@ fn search(catalog: &Catalog, args: SearchArgs) -> ExitCode {
     if let Some(cursor) = args.cursor {
         arguments.insert("cursor".into(), cursor.into());
     }
-    match cmd::search::run(catalog, &arguments) {
+    // The same code as the tool, so the CLI shows what an agent gets.
+    match (cmd::catalog_search::TOOL.call)(catalog, &arguments) {
         Ok(result) => {
             let printed = if args.json {
                 format!("{result:#}\n")
             } else {
-                cmd::search::render_text(&result)
+                cmd::catalog_search::render_text(&result)
             };
             if std::io::stdout()
                 .lock()

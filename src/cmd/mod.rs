@@ -4,13 +4,14 @@
 
 pub mod catalog_list;
 pub mod catalog_read;
+pub mod catalog_search;
 pub mod completion;
 pub mod cursor;
 pub mod errors;
+pub mod find_skill;
 pub mod lookup;
 pub mod prompts;
 pub mod resources;
-pub mod search;
 pub mod skills;
 pub mod templates;
 pub mod tools;

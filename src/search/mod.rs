@@ -42,7 +42,7 @@ use crate::postings::{DocumentCursor, DocumentEntry, Occurrences, PassageCursor,
 pub use query::{MAX_QUERY_BYTES, Query};
 
 /// The most hits one query can page through; past it, a narrower query is the answer.
-pub const MAX_RESULTS: usize = 200;
+pub const MAX_RESULTS: usize = crate::contract::SEARCH_MAX_RESULTS;
 /// Occurrences of one term looked at per passage for proximity.
 const MAX_OCCURRENCES: usize = 24;
 

@@ -7,7 +7,7 @@ use crate::model::{ArchivedIndexTerm, ArchivedSearchIndex};
 use super::Params;
 
 /// Queries are cut at this many bytes (at a character boundary).
-pub const MAX_QUERY_BYTES: usize = 1024;
+pub const MAX_QUERY_BYTES: usize = crate::contract::SEARCH_MAX_QUERY_BYTES;
 /// At most this many distinct terms are scored; the rarest are kept.
 pub const MAX_TERMS: usize = 16;
 
