@@ -47,6 +47,7 @@ pub fn build<'a>(
     let mut stats: Vec<DocumentStats> = Vec::with_capacity(documents.len());
     let mut passage_total = [0u64; PASSAGE_FIELDS];
     let mut document_total = [0u64; DOCUMENT_FIELDS];
+    let anchors = anchor_texts(documents, skills, &text_of);
 
     for (d, document) in documents.iter().enumerate() {
         let d = d as u32;
@@ -57,7 +58,11 @@ pub fn build<'a>(
         let mut doc_len = [0u32; DOCUMENT_FIELDS];
 
         // Document-level fields other than the body.
-        let (name, description) = names(document, skills);
+        let (name, mut description) = names(document, skills);
+        if !anchors[d as usize].is_empty() {
+            description.push_str(". ");
+            description.push_str(&anchors[d as usize]);
+        }
         let title = title(document, text, body);
         for (field, value) in [
             (D_TITLE, title.as_str()),
@@ -242,6 +247,72 @@ fn names(document: &Document, skills: &[Skill]) -> (String, String) {
         DocKind::Doc => (document.path.clone(), String::new()),
     }
 }
+
+/// Lines that point at a document elsewhere in the catalog (anchor text): a markdown link
+/// to it, or, in a skill's `SKILL.md`, its path as written (`examples/newsletter.md` -
+/// for company-wide newsletters). They say what the document is for in the words of the
+/// document that sends readers there, and join its description field. At most
+/// [`MAX_ANCHOR_LINES`] lines of at most [`MAX_ANCHOR_LINE`] bytes per document.
+fn anchor_texts<'a>(
+    documents: &[Document],
+    skills: &[Skill],
+    text_of: &impl Fn(&Document) -> &'a str,
+) -> Vec<String> {
+    let by_uri: HashMap<&str, usize> = documents
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.uri.as_str(), i))
+        .collect();
+    // The references of each skill: (path, document index).
+    let mut references: Vec<Vec<(&str, usize)>> = vec![Vec::new(); skills.len()];
+    for (i, document) in documents.iter().enumerate() {
+        if let DocKind::Reference { skill, .. } = document.kind {
+            references[skill as usize].push((document.path.as_str(), i));
+        }
+    }
+    let mut lines: Vec<Vec<&'a str>> = vec![Vec::new(); documents.len()];
+    for (source, document) in documents.iter().enumerate() {
+        let text = text_of(document);
+        let siblings: &[(&str, usize)] = match document.kind {
+            DocKind::Skill { skill } => &references[skill as usize],
+            _ => &[],
+        };
+        if document.links.is_empty() && siblings.is_empty() {
+            continue;
+        }
+        for line in text.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.len() > MAX_ANCHOR_LINE || line.starts_with('#') {
+                continue;
+            }
+            let mut targets: Vec<usize> = Vec::new();
+            for link in &document.links {
+                if line.contains(link.href.as_str()) {
+                    let uri = link.uri.split('#').next().unwrap_or_default();
+                    if let Some(&target) = by_uri.get(uri) {
+                        targets.push(target);
+                    }
+                }
+            }
+            for &(path, target) in siblings {
+                if line.contains(path) {
+                    targets.push(target);
+                }
+            }
+            targets.sort_unstable();
+            targets.dedup();
+            for target in targets {
+                if target != source && lines[target].len() < MAX_ANCHOR_LINES {
+                    lines[target].push(line);
+                }
+            }
+        }
+    }
+    lines.into_iter().map(|l| l.join("\n")).collect()
+}
+
+const MAX_ANCHOR_LINES: usize = 8;
+const MAX_ANCHOR_LINE: usize = 400;
 
 /// Passage boundaries: the body start, every heading and every chunk start.
 fn cuts(document: &Document, body: usize, len: usize) -> Vec<(usize, usize)> {

@@ -107,7 +107,7 @@ impl Default for Params {
         Params {
             k1: 1.2,
             passage_weights: [3.0, 1.0, 1.0],
-            passage_b: [0.3, 0.3, 0.75],
+            passage_b: [0.3, 0.3, 0.5],
             doc_k1: 1.2,
             doc_weights: [4.0, 2.0, 3.0, 1.5, 1.0],
             doc_b: [0.3, 0.3, 0.5, 0.5, 0.75],
