@@ -15,7 +15,8 @@ pub(crate) fn fixture() -> Catalog {
         "skills/pdf-forms/SKILL.md",
         "---\nname: pdf-forms\ndescription: Fill in PDF forms and extract their fields. Use when a user hands you a PDF form.\n---\n\n\
          # PDF forms\n\nRead the form, then fill it.\n\n## Filling fields\n\nCall `fill_form_fields` with a map of field names.\n\n\
-         ## Flattening\n\nFlatten the form so that nobody edits it afterwards.\n",
+         ## Flattening\n\nFlatten the form so that nobody edits it afterwards.\n\n\
+         ## Files\n\n- `reference/checkboxes.md` - tickbox states\n",
     );
     write(
         "skills/pdf-forms/reference/checkboxes.md",
@@ -166,6 +167,21 @@ fn skill_descriptions_count() {
     assert_eq!(
         index.document(results.hits[0].document).uri.as_str(),
         "resource://skills/pdf-forms/document"
+    );
+}
+
+#[test]
+fn lines_that_name_a_document_describe_it() {
+    // "tickbox" occurs only in the SKILL.md line that names reference/checkboxes.md: the
+    // reference is found by it (anchor text), not only the line itself.
+    let catalog = fixture();
+    let (index, results) = search(&catalog, "tickbox states", Kind::All, 5);
+    let found = hits(&index, &results);
+    assert!(
+        found
+            .iter()
+            .any(|(uri, _)| uri == "resource://skills/pdf-forms/references/reference-checkboxes"),
+        "{found:?}"
     );
 }
 
