@@ -47,7 +47,7 @@ pub fn build<'a>(
     let mut stats: Vec<DocumentStats> = Vec::with_capacity(documents.len());
     let mut passage_total = [0u64; PASSAGE_FIELDS];
     let mut document_total = [0u64; DOCUMENT_FIELDS];
-    let anchors = anchor_texts(documents, skills, &text_of);
+    let (anchors, routers) = anchor_texts(documents, skills, &text_of);
 
     for (d, document) in documents.iter().enumerate() {
         let d = d as u32;
@@ -112,7 +112,12 @@ pub fn build<'a>(
                     );
                 }
             }
+            let router = &routers[d as usize];
             lengths[P_BODY] = analyzer.analyze(slice, 0, |t| {
+                let at = start + t.start;
+                if router.iter().any(|r| r.contains(&at)) {
+                    return;
+                }
                 let entry = passage_terms.entry(t.text.to_owned()).or_default();
                 entry.tf[P_BODY] += 1;
                 entry.occurrences.push(Occurrence {
@@ -253,11 +258,17 @@ fn names(document: &Document, skills: &[Skill]) -> (String, String) {
 /// for company-wide newsletters). They say what the document is for in the words of the
 /// document that sends readers there, and join its description field. At most
 /// [`MAX_ANCHOR_LINES`] lines of at most [`MAX_ANCHOR_LINE`] bytes per document.
+///
+/// Also returns, per document, the byte ranges of its *router* lines: lines of a skill's
+/// `SKILL.md` that name one of its references. Their words describe the reference, so they
+/// count for it and not for the section of `SKILL.md` that lists them (otherwise the list
+/// of references outranks the reference a question is about). They stay in the text, and
+/// the skill keeps its name, description and headings.
 fn anchor_texts<'a>(
     documents: &[Document],
     skills: &[Skill],
     text_of: &impl Fn(&Document) -> &'a str,
-) -> Vec<String> {
+) -> (Vec<String>, Vec<Vec<std::ops::Range<usize>>>) {
     let by_uri: HashMap<&str, usize> = documents
         .iter()
         .enumerate()
@@ -271,6 +282,7 @@ fn anchor_texts<'a>(
         }
     }
     let mut lines: Vec<Vec<&'a str>> = vec![Vec::new(); documents.len()];
+    let mut routers: Vec<Vec<std::ops::Range<usize>>> = vec![Vec::new(); documents.len()];
     for (source, document) in documents.iter().enumerate() {
         let text = text_of(document);
         let siblings: &[(&str, usize)] = match document.kind {
@@ -301,6 +313,10 @@ fn anchor_texts<'a>(
             }
             targets.sort_unstable();
             targets.dedup();
+            if !siblings.is_empty() && targets.iter().any(|t| siblings.iter().any(|s| s.1 == *t)) {
+                let at = line.as_ptr() as usize - text.as_ptr() as usize;
+                routers[source].push(at..at + line.len());
+            }
             for target in targets {
                 if target != source && lines[target].len() < MAX_ANCHOR_LINES {
                     lines[target].push(line);
@@ -308,7 +324,7 @@ fn anchor_texts<'a>(
             }
         }
     }
-    lines.into_iter().map(|l| l.join("\n")).collect()
+    (lines.into_iter().map(|l| l.join("\n")).collect(), routers)
 }
 
 const MAX_ANCHOR_LINES: usize = 8;
