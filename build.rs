@@ -3,6 +3,9 @@
 //! `src/compile` so that it is tested like any other code; this file only wires it to
 //! cargo: settings from the environment, diagnostics to the terminal, output to OUT_DIR.
 
+#[path = "src/analyze.rs"]
+#[allow(dead_code)]
+mod analyze;
 // Parts of the compiler serve only the library and its tests.
 #[path = "src/compile/mod.rs"]
 #[allow(dead_code, unused_imports)]
@@ -13,6 +16,9 @@ mod contract;
 #[path = "src/model.rs"]
 #[allow(dead_code)]
 mod model;
+#[path = "src/postings.rs"]
+#[allow(dead_code)]
+mod postings;
 #[path = "src/uri.rs"]
 #[allow(dead_code)]
 mod uri;
@@ -34,6 +40,8 @@ fn main() -> ExitCode {
     println!("cargo::rerun-if-changed=src/model.rs");
     println!("cargo::rerun-if-changed=src/contract.rs");
     println!("cargo::rerun-if-changed=src/uri.rs");
+    println!("cargo::rerun-if-changed=src/analyze.rs");
+    println!("cargo::rerun-if-changed=src/postings.rs");
 
     let config =
         match compile::Config::from_env(&crate_root, &crate_version, |key| std::env::var(key).ok())

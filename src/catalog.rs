@@ -90,6 +90,11 @@ impl Catalog {
         (self.archive_bytes, self.content.len())
     }
 
+    /// The content blob the archive's spans point into.
+    pub fn content(&self) -> &'static [u8] {
+        self.content
+    }
+
     pub fn name(&self) -> &'static str {
         self.archive.name.as_str()
     }

@@ -1,4 +1,4 @@
-//! The `skillpack` command line: `serve` (the default), `info`, `list`, `read`,
+//! The `skillpack` command line: `serve` (the default), `info`, `list`, `read`, `search`,
 //! `fingerprint`. The binary in `src/bin` only calls [`main`].
 
 use std::io::Write;
@@ -56,8 +56,36 @@ pub enum Command {
         /// Any catalog URI, e.g. resource://catalog/skills_index or skill://pdf/SKILL.md.
         uri: String,
     },
+    /// Search every skill, reference and doc; print the best matching sections.
+    Search(SearchArgs),
     /// Print the catalog fingerprint (`blake3:<64 hex>`).
     Fingerprint,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SearchArgs {
+    /// What to look for: a question or keywords ("quoted phrases" must appear).
+    #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+    pub query: Vec<String>,
+    /// Which documents to search.
+    #[arg(long, value_enum, default_value = "all")]
+    pub kind: SearchKind,
+    /// Hits per page (1–50).
+    #[arg(long, default_value_t = crate::contract::SEARCH_DEFAULT_LIMIT)]
+    pub limit: usize,
+    /// `next_cursor` of a previous page.
+    #[arg(long)]
+    pub cursor: Option<String>,
+    /// Print the `catalog_search` tool result (JSON) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchKind {
+    Skills,
+    Docs,
+    All,
 }
 
 #[derive(clap::Args, Debug, Default)]
@@ -199,6 +227,7 @@ pub fn main() -> ExitCode {
         Command::Info { json } => info(&catalog, json),
         Command::List { kind } => list(&catalog, kind),
         Command::Read { uri } => read(&catalog, &uri),
+        Command::Search(args) => search(&catalog, args),
         Command::Fingerprint => {
             println!("{}", catalog.fingerprint());
             ExitCode::SUCCESS
@@ -416,6 +445,54 @@ fn list(catalog: &Catalog, kind: Option<ListKind>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+fn search(catalog: &Catalog, args: SearchArgs) -> ExitCode {
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("query".into(), args.query.join(" ").into());
+    let kind = match args.kind {
+        SearchKind::Skills => "skills",
+        SearchKind::Docs => "docs",
+        SearchKind::All => "all",
+    };
+    arguments.insert("kind".into(), kind.into());
+    arguments.insert("limit".into(), args.limit.into());
+    if let Some(cursor) = args.cursor {
+        arguments.insert("cursor".into(), cursor.into());
+    }
+    // The same code as the tool, so the CLI shows what an agent gets.
+    match (cmd::catalog_search::TOOL.call)(catalog, &arguments) {
+        Ok(result) => {
+            let printed = if args.json {
+                format!("{result:#}\n")
+            } else {
+                cmd::catalog_search::render_text(&result)
+            };
+            if std::io::stdout()
+                .lock()
+                .write_all(printed.as_bytes())
+                .is_err()
+            {
+                return ExitCode::FAILURE;
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => report_error(&error),
+    }
+}
+
+fn report_error(error: &cmd::errors::CatalogError) -> ExitCode {
+    eprintln!("skillpack: {} ({})", error.message, error.code.as_str());
+    if !error.reason.is_empty() {
+        eprintln!("  reason: {}", error.reason);
+    }
+    if !error.candidates.is_empty() {
+        eprintln!("  did you mean: {}", error.candidates.join(", "));
+    }
+    if let Some(repair) = &error.repair {
+        eprintln!("  next: {}", repair.alternative);
+    }
+    ExitCode::FAILURE
+}
+
 fn read(catalog: &Catalog, uri: &str) -> ExitCode {
     match cmd::resources::read(catalog, uri) {
         Ok(result) => {
@@ -439,18 +516,6 @@ fn read(catalog: &Catalog, uri: &str) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Err(error) => {
-            eprintln!("skillpack: {} ({})", error.message, error.code.as_str());
-            if !error.reason.is_empty() {
-                eprintln!("  reason: {}", error.reason);
-            }
-            if !error.candidates.is_empty() {
-                eprintln!("  did you mean: {}", error.candidates.join(", "));
-            }
-            if let Some(repair) = &error.repair {
-                eprintln!("  next: {}", repair.alternative);
-            }
-            ExitCode::FAILURE
-        }
+        Err(error) => report_error(&error),
     }
 }

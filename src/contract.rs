@@ -173,6 +173,7 @@ pub struct ToolSummary {
 
 pub const TOOL_LIST: &str = "catalog_list";
 pub const TOOL_READ: &str = "catalog_read";
+pub const TOOL_SEARCH: &str = "catalog_search";
 
 pub const TOOLS: &[ToolSummary] = &[
     ToolSummary {
@@ -182,6 +183,10 @@ pub const TOOLS: &[ToolSummary] = &[
     ToolSummary {
         name: TOOL_READ,
         purpose: "Read any catalog URI (also skill://…). Default detail \"summary\": outline, first chunk and chunk catalog; chunk_id reads one chunk; detail \"full\" the whole body.",
+    },
+    ToolSummary {
+        name: TOOL_SEARCH,
+        purpose: "Ranked full-text search over every section of every skill, reference and doc: `query` (a question or keywords, \"quoted phrases\"), optional `kind` (skills, docs, all); each hit names the section_uri and chunk_uri to read, with a verbatim snippet; house pagination has_more/next_cursor.",
     },
 ];
 
@@ -194,6 +199,7 @@ pub struct PromptSummary {
 
 pub const PROMPT_ORIENT: &str = "orient";
 pub const PROMPT_USE_SKILL: &str = "use-skill";
+pub const PROMPT_FIND_SKILL: &str = "find-skill";
 
 pub const PROMPTS: &[PromptSummary] = &[
     PromptSummary {
@@ -204,7 +210,19 @@ pub const PROMPTS: &[PromptSummary] = &[
         name: PROMPT_USE_SKILL,
         purpose: "`skill_id` (completed): the skill's SKILL.md embedded, with the instruction to follow it.",
     },
+    PromptSummary {
+        name: PROMPT_FIND_SKILL,
+        purpose: "`task` (free text): the skills that best match it by search over skill documents and references, best first, each with its description, document URI and best matching section.",
+    },
 ];
+
+/// Default page size of `catalog_search`, and its maximum.
+pub const SEARCH_DEFAULT_LIMIT: usize = 10;
+pub const SEARCH_MAX_LIMIT: usize = 50;
+/// Longer queries are refused (the engine cuts at this many bytes).
+pub const SEARCH_MAX_QUERY_BYTES: usize = 1024;
+/// The most hits one query can page through; past it, a narrower query is the answer.
+pub const SEARCH_MAX_RESULTS: usize = 200;
 
 /// Default page size of `catalog_list`, and its maximum.
 pub const LIST_DEFAULT_LIMIT: usize = 25;

@@ -9,23 +9,29 @@
 //!   [`model::Catalog`] plus a content blob. `build.rs` runs it and writes the result into
 //!   `OUT_DIR`; tests run it on any folder directly.
 //! - **shared contract**: [`model`] (the baked data types), [`uri`] (canonical URIs and
-//!   parsing) and [`contract`] (templates, error codes, cache hints) are compiled into both
+//!   parsing), [`contract`] (templates, error codes, cache hints), [`analyze`] (how text
+//!   becomes search terms) and [`postings`] (the index's byte format) are compiled into both
 //!   the build script and the server, so they cannot disagree.
 //! - **baked catalog (the state)**: [`catalog::Catalog`] reads the embedded archive in
 //!   place: no parsing, copying or allocation at start-up.
+//! - **search**: [`search::Index`] ranks the sections of any archive for a query, reading
+//!   the baked postings in place.
 //! - **MCP handlers**: [`server::SkillpackServer`] implements rmcp's `ServerHandler` and
 //!   dispatches to one module per surface in [`cmd`] (resources, templates, tools, prompts,
 //!   completion, errors…).
 //! - **transports**: [`transport::stdio`].
-//! - **CLI**: [`cli`] (`serve`, `info`, `list`, `read`, `fingerprint`); `src/bin` is a
+//! - **CLI**: [`cli`] (`serve`, `info`, `list`, `read`, `search`, `fingerprint`); `src/bin` is a
 //!   one-line `main`.
 
+pub mod analyze;
 pub mod catalog;
 pub mod cli;
 pub mod cmd;
 pub mod compile;
 pub mod contract;
 pub mod model;
+pub mod postings;
+pub mod search;
 pub mod sandbox;
 pub mod server;
 pub mod transport;

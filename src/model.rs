@@ -45,6 +45,8 @@ pub struct Catalog {
     pub capabilities_json: String,
     pub skills_index_json: String,
     pub docs_index_json: String,
+    /// The full-text index over every markdown document (see `compile::index`).
+    pub search: SearchIndex,
     pub totals: Totals,
     /// Completion candidates that are not already sorted lists of the catalog (skill ids,
     /// ref ids, chunk ids and anchors are: see `cmd::completion`).
@@ -337,5 +339,112 @@ impl ArchivedCatalog {
                 .get(i.to_native() as usize)
                 .is_some_and(|directory| directory.uri == uri),
         }
+    }
+}
+
+/// Fields of a passage, scored together with BM25F.
+pub const PASSAGE_FIELDS: usize = 3;
+/// The passage's own heading.
+pub const P_HEADING: usize = 0;
+/// The headings it sits under (its heading path without its own heading).
+pub const P_CONTEXT: usize = 1;
+/// The passage text (its heading line included).
+pub const P_BODY: usize = 2;
+
+/// Fields of a whole document, scored together with BM25F.
+pub const DOCUMENT_FIELDS: usize = 5;
+/// Title (skill name, first H1 or file name).
+pub const D_TITLE: usize = 0;
+/// Skill id, reference id and path, doc path.
+pub const D_NAME: usize = 1;
+/// Skill description, tags and capabilities.
+pub const D_DESCRIPTION: usize = 2;
+/// Every heading of the document.
+pub const D_HEADINGS: usize = 3;
+/// The whole text (frontmatter excluded).
+pub const D_BODY: usize = 4;
+
+/// A passage heading of no heading (text before the first heading).
+pub const NO_HEADING: u32 = u32::MAX;
+
+/// The full-text index, built at compile time and read in place: a sorted term dictionary
+/// whose entries point at postings lists in one byte array (format in `postings`).
+///
+/// The unit of retrieval is the *passage*: the text between two consecutive cuts, where
+/// every heading (any level) and every chunk boundary is a cut. A passage therefore lies
+/// in exactly one chunk and under exactly one most specific heading, which is what a hit
+/// names. Passages are numbered in document order, so the passages of a document are one
+/// contiguous range and postings lists visit documents in order.
+#[derive(Archive, Serialize, Debug, Default)]
+#[rkyv(derive(Debug))]
+pub struct SearchIndex {
+    /// Sorted by `text` (byte order), for binary search.
+    pub terms: Vec<IndexTerm>,
+    pub postings: Vec<u8>,
+    pub passages: Vec<Passage>,
+    /// One per [`Catalog::documents`] entry, same order.
+    pub documents: Vec<DocumentStats>,
+    /// Average field lengths in tokens, for BM25 length normalisation.
+    pub passage_avg_len: [f32; PASSAGE_FIELDS],
+    pub document_avg_len: [f32; DOCUMENT_FIELDS],
+}
+
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+#[rkyv(derive(Debug))]
+pub struct IndexTerm {
+    pub text: String,
+    /// Passages and documents containing the term in any field.
+    pub passage_df: u32,
+    pub document_df: u32,
+    /// Ranges of [`SearchIndex::postings`].
+    pub passage_postings: Span,
+    pub document_postings: Span,
+}
+
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+#[rkyv(derive(Debug))]
+pub struct Passage {
+    pub document: u32,
+    /// Index into the document's chunks.
+    pub chunk: u32,
+    /// Index into the document's outline, or [`NO_HEADING`].
+    pub heading: u32,
+    /// Byte range in the document.
+    pub start: u64,
+    pub end: u64,
+    /// Field lengths in tokens.
+    pub lengths: [u32; PASSAGE_FIELDS],
+}
+
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+#[rkyv(derive(Debug))]
+pub struct DocumentStats {
+    pub first_passage: u32,
+    pub passage_count: u32,
+    pub lengths: [u32; DOCUMENT_FIELDS],
+}
+
+impl ArchivedSearchIndex {
+    /// The dictionary entry of an analysed term.
+    pub fn term(&self, text: &str) -> Option<&ArchivedIndexTerm> {
+        let terms = self.terms.as_slice();
+        terms
+            .binary_search_by(|t| t.text.as_str().cmp(text))
+            .ok()
+            .map(|i| &terms[i])
+    }
+
+    /// Dictionary entries starting with `prefix`, in order.
+    pub fn terms_with_prefix(&self, prefix: &str) -> &[ArchivedIndexTerm] {
+        let terms = self.terms.as_slice();
+        let start = terms.partition_point(|t| t.text.as_str() < prefix);
+        let len = terms[start..].partition_point(|t| t.text.as_str().starts_with(prefix));
+        &terms[start..start + len]
+    }
+
+    pub fn bytes(&self, span: &ArchivedSpan) -> &[u8] {
+        let start = span.offset.to_native() as usize;
+        let end = start.saturating_add(span.len.to_native() as usize);
+        self.postings.as_slice().get(start..end).unwrap_or_default()
     }
 }

@@ -73,6 +73,9 @@ pub fn instructions(catalog: &Catalog) -> String {
          Discover once: read {skills_index} (every skill: id, description, URI) and \
          {docs_index} (every doc), or call the tool catalog_list ({{}} for skills, \
          {{\"kind\": \"docs\"}} for docs); {capabilities} lists URI families and error codes.\n\
+         To find the section that answers a question without knowing where it is, call \
+         catalog_search {{\"query\": \"a few keywords\"}} (ranked sections with chunk and section \
+         URIs; the prompt find-skill does the same for skills). \
          Then read a document's summary (catalog_read {{\"uri\": …}}: outline, first chunk, chunk \
          catalog) and fetch only the chunks (<document uri>/chunks/<id>) or sections \
          (<document uri>#<anchor>) you need. Do not bulk-load whole documents or the whole \

@@ -37,7 +37,8 @@ fn check_tool_envelope(envelope: &Value, what: &str) {
     assert!(repair["next_step"].is_string(), "{what}: {repair}");
     assert!(repair["alternative"].is_string(), "{what}: {repair}");
     assert!(
-        repair["tool"] == "catalog_list" || repair["tool"] == "catalog_read",
+        ["catalog_list", "catalog_read", "catalog_search"]
+            .contains(&repair["tool"].as_str().unwrap_or_default()),
         "{what}: repair names a real tool: {repair}"
     );
     assert!(repair["arguments"].is_object(), "{what}: {repair}");
@@ -83,6 +84,7 @@ impl Case {
 fn cases() -> Vec<Case> {
     let read = "catalog_read";
     let list = "catalog_list";
+    let search = "catalog_search";
     vec![
         // One-letter typos of ids suggest the right id, and the repair reads it.
         case(
@@ -293,6 +295,33 @@ fn cases() -> Vec<Case> {
         )
         .repair(list, json!({"kind": "docs"})),
         case(list, json!({"cursor": "not-a-cursor"}), "cursor_invalid").repair(list, json!({})),
+        // catalog_search: a bad optional argument is repaired by the same search without
+        // it; a query that cannot run by browsing instead.
+        case(
+            search,
+            json!({"query": "fingerprint", "cursor": "not-a-cursor"}),
+            "cursor_invalid",
+        )
+        .repair(search, json!({"query": "fingerprint"})),
+        case(
+            search,
+            json!({"query": "fingerprint", "kind": "skill"}),
+            "invalid_argument",
+        )
+        .best("skills")
+        .repair(search, json!({"query": "fingerprint"})),
+        case(
+            search,
+            json!({"query": "fingerprint", "limit": 500, "kind": "docs"}),
+            "invalid_argument",
+        )
+        .repair(search, json!({"query": "fingerprint", "kind": "docs"})),
+        // A misspelt required argument: the repair is the call with it spelt right.
+        case(search, json!({"querry": "fingerprint"}), "invalid_argument")
+            .best("query")
+            .repair(search, json!({"query": "fingerprint"})),
+        case(search, json!({"query": "  "}), "invalid_argument").repair(list, json!({})),
+        case(search, json!({"query": "?!"}), "invalid_argument").repair(list, json!({})),
     ]
 }
 

@@ -93,7 +93,11 @@ async fn prompts_list_has_the_built_ins_and_one_per_skill() {
     let client = common::connect(&common::builtin_binary()).await;
     let prompts = client.list_all_prompts().await.unwrap();
     let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
-    let mut expected = vec!["orient".to_owned(), "use-skill".to_owned()];
+    let mut expected = vec![
+        "orient".to_owned(),
+        "use-skill".to_owned(),
+        "find-skill".to_owned(),
+    ];
     expected.extend(skill_ids(&client).await);
     assert_eq!(names, expected);
     for prompt in &prompts {
@@ -107,6 +111,10 @@ async fn prompts_list_has_the_built_ins_and_one_per_skill() {
     let use_skill = prompts.iter().find(|p| p.name == "use-skill").unwrap();
     let arguments = use_skill.arguments.as_ref().unwrap();
     assert_eq!(arguments[0].name, "skill_id");
+    assert_eq!(arguments[0].required, Some(true));
+    let find_skill = prompts.iter().find(|p| p.name == "find-skill").unwrap();
+    let arguments = find_skill.arguments.as_ref().unwrap();
+    assert_eq!(arguments[0].name, "task");
     assert_eq!(arguments[0].required, Some(true));
     let orient = prompts.iter().find(|p| p.name == "orient").unwrap();
     assert_eq!(orient.arguments.as_ref().unwrap()[0].required, Some(false));
@@ -137,6 +145,18 @@ async fn every_prompt_gets() {
     assert!(narrowed.len() < text.len());
     let nothing = get(&client, "orient", json!({"topic": "zzzzqqqq"})).await;
     assert!(text_of(&nothing.messages[0].content).contains("Nothing matches"));
+
+    // find-skill: the skills that match, best first, with descriptions and URIs (more in
+    // tests/search.rs).
+    let found = get(
+        &client,
+        "find-skill",
+        json!({"task": "pin a release by fingerprint"}),
+    )
+    .await;
+    let found = text_of(&found.messages[0].content).to_owned();
+    assert!(found.contains("1. `"), "{found}");
+    assert!(found.contains("resource://skills/"), "{found}");
 
     // use-skill and the per-skill prompt, for every skill.
     for id in skill_ids(&client).await {

@@ -24,7 +24,7 @@ async fn tool_definitions_stand_on_their_own() {
     let client = common::connect(&common::builtin_binary()).await;
     let tools = tools(&client).await;
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["catalog_list", "catalog_read"]);
+    assert_eq!(names, ["catalog_list", "catalog_read", "catalog_search"]);
     for tool in &tools {
         let name = tool.name.as_ref();
         for (which, schema) in [
@@ -110,13 +110,18 @@ async fn check_outputs(client: &Client, extra_uris: &[String]) -> usize {
     let tools = tools(client).await;
     let list = output_validator(tool(&tools, "catalog_list"));
     let read = output_validator(tool(&tools, "catalog_read"));
+    let search = output_validator(tool(&tools, "catalog_search"));
     let mut checked = 0;
 
     let mut check = async |name: &str, args: Value| {
         let shown = format!("{name} {args}");
         let outcome = call(client, name, args).await;
         assert!(!outcome.is_error, "{shown}: {}", outcome.structured);
-        let validator = if name == "catalog_list" { &list } else { &read };
+        let validator = match name {
+            "catalog_list" => &list,
+            "catalog_search" => &search,
+            _ => &read,
+        };
         assert_valid(validator, &outcome.structured, &shown);
         let text: Value = serde_json::from_str(&outcome.text).expect("text content is JSON");
         assert_eq!(text, outcome.structured, "{shown}: text fallback");
@@ -131,6 +136,25 @@ async fn check_outputs(client: &Client, extra_uris: &[String]) -> usize {
         json!({"kind": "skills", "limit": 100, "prefix": "a"}),
     ] {
         check("catalog_list", args).await;
+    }
+    // Searches: hits, no hits, every kind, a phrase, a later page; and the sections and
+    // chunks they name read.
+    for args in [
+        json!({"query": "fingerprint"}),
+        json!({"query": "how do I read one chunk", "kind": "skills", "limit": 3}),
+        json!({"query": "\"catalog_read\" summary", "kind": "docs"}),
+        json!({"query": "qwxzzy plorbnak"}),
+    ] {
+        let result = check("catalog_search", args.clone()).await;
+        for hit in result["hits"].as_array().unwrap().iter().take(3) {
+            check("catalog_read", json!({"uri": hit["chunk_uri"]})).await;
+            check("catalog_read", json!({"uri": hit["section_uri"]})).await;
+        }
+        if let Some(cursor) = result["next_cursor"].as_str() {
+            let mut next = args.clone();
+            next["cursor"] = cursor.into();
+            check("catalog_search", next).await;
+        }
     }
     let skills = check("catalog_list", json!({"limit": 100})).await;
     let docs = check("catalog_list", json!({"kind": "docs", "limit": 100})).await;

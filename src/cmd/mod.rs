@@ -4,9 +4,11 @@
 
 pub mod catalog_list;
 pub mod catalog_read;
+pub mod catalog_search;
 pub mod completion;
 pub mod cursor;
 pub mod errors;
+pub mod find_skill;
 pub mod lookup;
 pub mod prompts;
 pub mod resources;

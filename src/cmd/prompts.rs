@@ -1,4 +1,4 @@
-//! Prompts: `orient`, `use-skill` and one prompt per skill, named after its id, so every
+//! Prompts: `orient`, `use-skill`, `find-skill` (in `find_skill`) and one prompt per skill, named after its id, so every
 //! skill is a slash command in hosts that show prompts.
 //!
 //! # Adding a prompt
@@ -37,7 +37,7 @@ pub struct PromptDef {
 }
 
 /// The built-in prompts, listed before the per-skill prompts.
-pub const PROMPTS: &[PromptDef] = &[ORIENT, USE_SKILL];
+pub const PROMPTS: &[PromptDef] = &[ORIENT, USE_SKILL, super::find_skill::PROMPT];
 
 /// Page size of `prompts/list` (native `nextCursor` past it).
 pub const PAGE_SIZE: usize = 100;
@@ -141,7 +141,7 @@ fn unknown_prompt(catalog: &Catalog, name: &str) -> CatalogError {
     .repair(repair)
 }
 
-fn optional_string<'a>(
+pub(super) fn optional_string<'a>(
     arguments: &'a JsonObject,
     name: &'static str,
 ) -> Result<Option<&'a str>, CatalogError> {
@@ -221,7 +221,7 @@ fn matches(words: &[String], haystack: &str) -> usize {
         .count()
 }
 
-fn first_sentences(text: &str, max_chars: usize) -> String {
+pub(super) fn first_sentences(text: &str, max_chars: usize) -> String {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.chars().count() <= max_chars {
         return text;

@@ -24,7 +24,7 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, To
 use serde_json::{Map, Value, json};
 
 use super::errors::{CatalogError, Code, Repair, did_you_mean};
-use super::{catalog_list, catalog_read};
+use super::{catalog_list, catalog_read, catalog_search};
 use crate::catalog::Catalog;
 use crate::contract::{self, MAX_RESULT_SIZE_CHARS};
 
@@ -42,7 +42,7 @@ pub struct ToolDef {
 }
 
 /// Every tool, in `tools/list` order.
-pub const TOOLS: &[ToolDef] = &[catalog_list::TOOL, catalog_read::TOOL];
+pub const TOOLS: &[ToolDef] = &[catalog_list::TOOL, catalog_read::TOOL, catalog_search::TOOL];
 
 pub fn find(name: &str) -> Option<&'static ToolDef> {
     TOOLS.iter().find(|t| t.name == name)
@@ -190,17 +190,34 @@ impl<'a> Args<'a> {
             required,
         };
         if let Some(unknown) = map.keys().find(|k| !accepted.contains(&k.as_str())) {
-            return Err(args
-                .invalid(
-                    "arguments",
-                    unknown,
-                    format!(
-                        "`{}` is not an argument of {tool}; it takes {}",
-                        crate::uri::shorten(unknown),
-                        accepted.join(", ")
-                    ),
-                )
-                .candidates(did_you_mean(unknown, accepted.iter().copied(), 3)));
+            let candidates = did_you_mean(unknown, accepted.iter().copied(), 3);
+            let mut error = args.invalid(
+                "arguments",
+                unknown,
+                format!(
+                    "`{}` is not an argument of {tool}; it takes {}",
+                    crate::uri::shorten(unknown),
+                    accepted.join(", ")
+                ),
+            );
+            // A misspelt required argument: the call without it cannot work, the call
+            // with it spelt right may (the repair is verified before it is sent).
+            if let Some(best) = candidates.first()
+                && required.contains(&best.as_str())
+                && !map.contains_key(best)
+            {
+                let mut arguments = map.clone();
+                if let Some(value) = arguments.remove(unknown) {
+                    arguments.insert(best.clone(), value);
+                }
+                error = error.repair(Repair::call(
+                    "rename_argument",
+                    tool,
+                    Value::Object(arguments),
+                    format!("Spell the argument `{best}`, as the tool's inputSchema says."),
+                ));
+            }
+            return Err(error.candidates(candidates));
         }
         for name in required {
             if !map.contains_key(*name) {

@@ -8,8 +8,8 @@
 //!    [`chunk`]s;
 //! 4. [`links`]: resolve relative links to catalog URIs;
 //! 5. bake: content blob (identical files stored once), sha256/blake3 digests, versions,
-//!    the fingerprint, directories, pre-rendered JSON ([`render`]) and the perfect-hash URI
-//!    index.
+//!    the fingerprint, directories, pre-rendered JSON ([`render`]), the perfect-hash URI
+//!    index and the full-text search index ([`index`]).
 //!
 //! Every problem is collected into a [`Report`]; any error fails the whole compile.
 
@@ -19,6 +19,7 @@ pub mod config;
 pub mod diag;
 pub mod emit;
 pub mod frontmatter;
+pub mod index;
 pub mod links;
 pub mod markdown;
 pub mod render;
@@ -632,6 +633,7 @@ fn bake(
         capabilities_json: String::new(),
         skills_index_json: String::new(),
         docs_index_json: String::new(),
+        search: Default::default(),
         totals,
         completions: Default::default(),
     };
@@ -642,6 +644,19 @@ fn bake(
     catalog.docs_index_json = render::docs_index(&catalog);
     catalog.capabilities_json = render::capabilities(&catalog, &config.crate_version);
     catalog.uri_index = uri_index(&catalog);
+    catalog.search = index::build(
+        &catalog.documents,
+        &catalog.skills,
+        |document| {
+            let start = document.content.offset as usize;
+            let end = start + document.content.len as usize;
+            std::str::from_utf8(&blob.bytes[start..end]).unwrap_or_default()
+        },
+        |_, text| match frontmatter::parse(text) {
+            Ok(Some(fm)) => fm.body_offset,
+            _ => frontmatter::bom_len(text),
+        },
+    );
     catalog.completions = completions::candidates(&catalog);
 
     Output {

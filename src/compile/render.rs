@@ -158,7 +158,8 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
             "Serves Agent Skills (SKILL.md, references and their files) and markdown docs compiled into this binary.",
             "Reads whole documents, one precomputed chunk (<document uri>/chunks/{chunk_id}) or one section (<document uri>#<anchor>).",
             "Describes every document in _meta: version, outline with anchors, chunk catalog, resolved links.",
-            "Offers the same content through tools (catalog_list, catalog_read) for clients that cannot read resources, and through prompts (orient, use-skill, one per skill).",
+            "Searches every section of every skill, reference and doc with a full-text index built at compile time (tool catalog_search; prompt find-skill for skills): ranked hits name the section and chunk URI to read, with a verbatim snippet.",
+            "Offers the same content through tools (catalog_list, catalog_read, catalog_search) for clients that cannot read resources, and through prompts (orient, use-skill, find-skill, one per skill).",
             "Completes skill ids, reference ids, doc paths, chunk ids, anchors and prompt arguments (completion/complete).",
             "Pins its content by fingerprint: serverInfo.version ends with the first 12 hex digits.",
             "Implements the SEP-2640 Skills extension (io.modelcontextprotocol/skills, with directoryRead): skills/list and skills/get return each skill's frontmatter and a complete file manifest with sha256 digests; every file is readable at its skill:// URI.",
@@ -174,6 +175,7 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
             format!("Read {} for the docs.", uri::DOCS_INDEX),
             "Read a document's _meta outline and chunk catalog, then read only the chunks or #sections you need.",
             "With tools only: catalog_list {} (skills) or {\"kind\": \"docs\"}, then catalog_read {\"uri\": …} for a summary (outline, first chunk, chunk catalog), then chunk or section URIs.",
+            "Looking for a topic rather than a name: catalog_search {\"query\": \"a few keywords\"}, then catalog_read the best hit's chunk_uri or section_uri.",
         ],
         "counts": {
             "skills": t.skills,
@@ -208,6 +210,10 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
             "catalog_list_default_limit": contract::LIST_DEFAULT_LIMIT,
             "catalog_list_max_limit": contract::LIST_MAX_LIMIT,
             "catalog_read_summary_text_bytes": contract::SUMMARY_TEXT_BYTES,
+            "catalog_search_default_limit": contract::SEARCH_DEFAULT_LIMIT,
+            "catalog_search_max_limit": contract::SEARCH_MAX_LIMIT,
+            "catalog_search_max_query_bytes": crate::contract::SEARCH_MAX_QUERY_BYTES,
+            "catalog_search_max_results": crate::contract::SEARCH_MAX_RESULTS,
         },
         "caching": {
             "ttl_ms": contract::CACHE_TTL_MS,

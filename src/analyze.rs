@@ -1,0 +1,538 @@
+//! Text analysis for search: one function turns text into index terms, used by the
+//! compiler on every document and by the server on every query, so that a query is cut,
+//! folded and stemmed exactly like the text it is matched against.
+//!
+//! Shared by `build.rs` (included with `#[path]`) and the runtime.
+//!
+//! - Words are found with Unicode word boundaries (UAX #29, `unicode-segmentation`),
+//!   lowercased, stripped of diacritics (`unicode-normalization`), and stemmed with the Snowball English stemmer (`rust-stemmers`).
+//! - Code identifiers are indexed whole *and* by their parts: `read_to_string` gives the
+//!   term `read_to_string` and the words `read`, `to`, `string`; `HashMap` gives `hashmap`,
+//!   `hash`, `map`; `vec.push` gives `vec.push`, `vec`, `push`.
+//! - Words joined by `::`, `-` or `/` without spaces (`std::fs::read`, `skill-creator`,
+//!   `src/main.rs`) also give the whole compound as one term.
+//! - Every term carries its token position (parts of an identifier take consecutive
+//!   positions, so the phrase "hash map" matches `HashMap`) and its byte range in the text
+//!   (for snippets).
+
+use std::borrow::Cow;
+
+use rust_stemmers::{Algorithm, Stemmer};
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Longer tokens (hashes, base64, minified code) are skipped: nobody searches for them.
+pub const MAX_TOKEN_BYTES: usize = 48;
+/// At most this many words form one compound term.
+const MAX_COMPOUND_WORDS: usize = 6;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TermKind {
+    /// A plain word, stemmed.
+    Word,
+    /// An identifier as written, lowercased (`read_to_string`, `hashmap`, `vec.push`).
+    Identifier,
+    /// One part of an identifier, stemmed (`read`, `hash`).
+    Part,
+    /// Words joined by `::`, `-` or `/` (`std::fs::read`, `skill-creator`), lowercased.
+    Compound,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Term<'a> {
+    pub text: &'a str,
+    pub kind: TermKind,
+    pub position: u32,
+    /// Byte range in the analysed text.
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Reusable analysis state (the stemmer and scratch buffers), so that analysing text does
+/// not allocate per token.
+pub struct Analyzer {
+    stemmer: Stemmer,
+    lower: String,
+    compound: String,
+    parts: Vec<(usize, usize)>,
+    words: Vec<(usize, usize)>,
+}
+
+impl Default for Analyzer {
+    fn default() -> Self {
+        Analyzer::new()
+    }
+}
+
+impl std::fmt::Debug for Analyzer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Analyzer(english)")
+    }
+}
+
+impl Analyzer {
+    pub fn new() -> Analyzer {
+        Analyzer {
+            stemmer: Stemmer::create(Algorithm::English),
+            lower: String::new(),
+            compound: String::new(),
+            parts: Vec::new(),
+            words: Vec::new(),
+        }
+    }
+
+    /// Call `emit` for every term of `text`, in text order; positions start at `first`.
+    /// Returns the position after the last token (the token count when `first` is 0).
+    pub fn analyze(&mut self, text: &str, first: u32, mut emit: impl FnMut(Term<'_>)) -> u32 {
+        let mut position = first;
+        // The current run of words joined by `::`, `-` or `/`: (start, end) per word.
+        let mut words = std::mem::take(&mut self.words);
+        words.clear();
+        let mut joiner_start: Option<usize> = None;
+        for (offset, segment) in text.split_word_bound_indices() {
+            if is_word(segment) {
+                let joined = joiner_start.is_some_and(|j| is_joiner(&text[j..offset]));
+                if !joined || words.len() >= MAX_COMPOUND_WORDS {
+                    position = self.flush(text, &mut words, position, &mut emit);
+                }
+                words.push((offset, offset + segment.len()));
+                joiner_start = Some(offset + segment.len());
+            } else if segment.chars().all(char::is_whitespace) {
+                position = self.flush(text, &mut words, position, &mut emit);
+                joiner_start = None;
+            }
+            // Punctuation stays pending: `::` arrives as two `:` segments.
+        }
+        position = self.flush(text, &mut words, position, &mut emit);
+        self.words = words;
+        position
+    }
+
+    /// Emit a run of joined words: the compound (when there are several words), then every
+    /// word with its identifier parts.
+    fn flush(
+        &mut self,
+        text: &str,
+        words: &mut Vec<(usize, usize)>,
+        mut position: u32,
+        emit: &mut impl FnMut(Term<'_>),
+    ) -> u32 {
+        if words.is_empty() {
+            return position;
+        }
+        if words.len() > 1 {
+            let (start, end) = (words[0].0, words[words.len() - 1].1);
+            if end - start <= MAX_TOKEN_BYTES * 2 {
+                let mut compound = std::mem::take(&mut self.compound);
+                lowercase_into(&text[start..end], &mut compound);
+                emit(Term {
+                    text: &compound,
+                    kind: TermKind::Compound,
+                    position,
+                    start,
+                    end,
+                });
+                self.compound = compound;
+            }
+        }
+        for &(start, end) in words.iter() {
+            position = self.word(text, start, end, position, emit);
+        }
+        words.clear();
+        position
+    }
+
+    fn word(
+        &mut self,
+        text: &str,
+        start: usize,
+        end: usize,
+        position: u32,
+        emit: &mut impl FnMut(Term<'_>),
+    ) -> u32 {
+        let word = &text[start..end];
+        if word.len() > MAX_TOKEN_BYTES {
+            return position + 1;
+        }
+        let mut parts = std::mem::take(&mut self.parts);
+        split_identifier(word, &mut parts);
+        let mut lower = std::mem::take(&mut self.lower);
+        let next = if parts.len() <= 1 {
+            lowercase_into(word, &mut lower);
+            let stemmed = self.stem(&lower);
+            emit(Term {
+                text: &stemmed,
+                kind: TermKind::Word,
+                position,
+                start,
+                end,
+            });
+            position + 1
+        } else {
+            lowercase_into(word, &mut lower);
+            emit(Term {
+                text: &lower,
+                kind: TermKind::Identifier,
+                position,
+                start,
+                end,
+            });
+            let mut p = position;
+            for &(a, b) in parts.iter() {
+                lowercase_into(&word[a..b], &mut lower);
+                let stemmed = self.stem(&lower);
+                emit(Term {
+                    text: &stemmed,
+                    kind: TermKind::Part,
+                    position: p,
+                    start: start + a,
+                    end: start + b,
+                });
+                p += 1;
+            }
+            p
+        };
+        self.lower = lower;
+        self.parts = parts;
+        next
+    }
+
+    fn stem<'s>(&self, lower: &'s str) -> Cow<'s, str> {
+        // The stemmer is for words; numbers and mixed tokens pass through unchanged.
+        if lower.chars().all(char::is_alphabetic) || lower.contains('\'') {
+            self.stemmer.stem(lower)
+        } else {
+            Cow::Borrowed(lower)
+        }
+    }
+}
+
+/// A word segment holds at least one letter or digit (UAX #29 also yields punctuation and
+/// whitespace segments).
+fn is_word(segment: &str) -> bool {
+    segment.chars().any(char::is_alphanumeric)
+}
+
+/// What may join two words into a compound term.
+fn is_joiner(between: &str) -> bool {
+    matches!(between, "::" | "-" | "/")
+}
+
+/// Lowercase `text` into `out`, dropping diacritics (`naïve` → `naive`: canonical
+/// decomposition without combining marks) and folding typographic apostrophes to `'`.
+fn lowercase_into(text: &str, out: &mut String) {
+    use unicode_normalization::char::{decompose_canonical, is_combining_mark};
+    out.clear();
+    for c in text.chars() {
+        match c {
+            '\u{2019}' | '\u{2018}' => out.push('\''),
+            c if c.is_ascii() => out.push(c.to_ascii_lowercase()),
+            c => {
+                for lower in c.to_lowercase() {
+                    decompose_canonical(lower, |d| {
+                        if !is_combining_mark(d) {
+                            out.push(d);
+                        }
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Split an identifier into parts: at `_` and `.` between letters, and at case changes
+/// (`HashMap` → `Hash`, `Map`; `HTTPServer` → `HTTP`, `Server`). Ranges are byte ranges in
+/// `word`. A plain word gives one part.
+fn split_identifier(word: &str, parts: &mut Vec<(usize, usize)>) {
+    parts.clear();
+    let mut start: Option<usize> = None;
+    let mut prev: Option<char> = None;
+    for (offset, c) in word.char_indices() {
+        let next = word[offset + c.len_utf8()..].chars().next();
+        // A `.` between digits (`3.14`, `1.2.0`) belongs to the number.
+        let number_dot = c == '.'
+            && prev.is_some_and(|p| p.is_ascii_digit())
+            && next.is_some_and(|n| n.is_ascii_digit());
+        if c == '_' || (c == '.' && !number_dot) {
+            if let Some(s) = start.take() {
+                parts.push((s, offset));
+            }
+        } else if let (Some(s), Some(p)) = (start, prev) {
+            let camel = p.is_lowercase() && c.is_uppercase();
+            let acronym_end =
+                p.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase);
+            if camel || acronym_end {
+                parts.push((s, offset));
+                start = Some(offset);
+            }
+        } else if start.is_none() {
+            start = Some(offset);
+        }
+        prev = Some(c);
+    }
+    if let Some(s) = start {
+        parts.push((s, word.len()));
+    }
+}
+
+/// Query words that carry no topic: question words, auxiliaries, articles, pronouns and
+/// prepositions. They are kept in the index (phrases need them) and dropped from ranked
+/// queries, where "How do I ..." would otherwise favour prose that says "how do I".
+/// A fixed list on purpose: it is part of the ranking model, evaluated with it, and must
+/// not change under a dependency update. Sorted, stemmed forms, for binary search.
+const STOPWORDS: &[&str] = &[
+    "a",
+    "about",
+    "abov",
+    "after",
+    "again",
+    "all",
+    "am",
+    "an",
+    "and",
+    "ani",
+    "are",
+    "aren't",
+    "as",
+    "at",
+    "be",
+    "been",
+    "befor",
+    "being",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "can't",
+    "could",
+    "couldn't",
+    "did",
+    "didn't",
+    "do",
+    "doe",
+    "doesn't",
+    "don't",
+    "down",
+    "dure",
+    "each",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "i'm",
+    "i'v",
+    "if",
+    "in",
+    "into",
+    "is",
+    "isn't",
+    "it",
+    "it'",
+    "itself",
+    "just",
+    "let",
+    "me",
+    "might",
+    "more",
+    "most",
+    "must",
+    "my",
+    "myself",
+    "need",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "onc",
+    "onli",
+    "or",
+    "other",
+    "our",
+    "ourselv",
+    "out",
+    "over",
+    "own",
+    "same",
+    "shall",
+    "she",
+    "should",
+    "shouldn't",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "them",
+    "themselv",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "veri",
+    "want",
+    "was",
+    "wasn't",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "whi",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "will",
+    "with",
+    "won't",
+    "would",
+    "wouldn't",
+    "you",
+    "your",
+    "yourself",
+    "yourselv",
+];
+
+/// Whether an analysed (lowercased, stemmed) term is a stopword.
+pub fn is_stopword(term: &str) -> bool {
+    STOPWORDS.binary_search(&term).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn terms(text: &str) -> Vec<(String, TermKind, u32)> {
+        let mut out = Vec::new();
+        Analyzer::new().analyze(text, 0, |t| {
+            out.push((t.text.to_owned(), t.kind, t.position));
+        });
+        out
+    }
+
+    fn texts(text: &str) -> Vec<String> {
+        terms(text).into_iter().map(|t| t.0).collect()
+    }
+
+    #[test]
+    fn stems_and_lowercases_words() {
+        assert_eq!(
+            texts("Running the Tests, quickly!"),
+            ["run", "the", "test", "quick"]
+        );
+        assert_eq!(texts("Rust’s ownership"), ["rust", "ownership"]);
+    }
+
+    #[test]
+    fn identifiers_are_indexed_whole_and_by_parts() {
+        assert_eq!(
+            terms("read_to_string HashMap"),
+            [
+                ("read_to_string".into(), TermKind::Identifier, 0),
+                ("read".into(), TermKind::Part, 0),
+                ("to".into(), TermKind::Part, 1),
+                ("string".into(), TermKind::Part, 2),
+                ("hashmap".into(), TermKind::Identifier, 3),
+                ("hash".into(), TermKind::Part, 3),
+                ("map".into(), TermKind::Part, 4),
+            ]
+        );
+        assert_eq!(texts("HTTPServer"), ["httpserver", "http", "server"]);
+        assert_eq!(texts("vec.push(4)"), ["vec.push", "vec", "push", "4"]);
+        assert_eq!(texts("version 1.2.0"), ["version", "1.2.0"]);
+    }
+
+    #[test]
+    fn paths_and_hyphenated_names_are_compounds() {
+        assert_eq!(
+            texts("std::collections::HashMap"),
+            [
+                "std::collections::hashmap",
+                "std",
+                "collect",
+                "hashmap",
+                "hash",
+                "map"
+            ]
+        );
+        assert_eq!(
+            texts("skill-creator, a - b"),
+            ["skill-creator", "skill", "creator", "a", "b"]
+        );
+        assert_eq!(
+            texts("src/main.rs"),
+            ["src/main.rs", "src", "main.rs", "main", "rs"]
+        );
+        // Spaces break a compound; so does other punctuation.
+        assert_eq!(texts("std :: fs"), ["std", "fs"]);
+        assert_eq!(texts("--release"), ["releas"]);
+    }
+
+    #[test]
+    fn byte_ranges_point_into_the_text() {
+        let text = "Use `Vec::new()` here";
+        let mut seen = Vec::new();
+        Analyzer::new().analyze(text, 0, |t| seen.push((t.text.to_owned(), t.start, t.end)));
+        for (term, start, end) in &seen {
+            let slice = &text[*start..*end];
+            assert!(
+                slice.to_lowercase().starts_with(&term[..1]),
+                "{term} {slice}"
+            );
+        }
+        assert!(
+            seen.iter()
+                .any(|(t, s, e)| t == "vec::new" && &text[*s..*e] == "Vec::new")
+        );
+    }
+
+    #[test]
+    fn long_tokens_are_skipped_and_unicode_is_kept() {
+        let hash = "a".repeat(MAX_TOKEN_BYTES + 1);
+        assert_eq!(texts(&format!("x {hash} y")), ["x", "y"]);
+        assert_eq!(texts("Größe naïve 東京"), ["große", "naiv", "東", "京"]);
+    }
+
+    #[test]
+    fn stopwords_are_sorted_stemmed_forms() {
+        assert!(
+            STOPWORDS.windows(2).all(|w| w[0] < w[1]),
+            "keep the list sorted"
+        );
+        let mut analyzer = Analyzer::new();
+        for word in [
+            "How", "do", "I", "the", "does", "which", "only", "very", "can’t", "I've",
+        ] {
+            let mut stemmed = String::new();
+            analyzer.analyze(word, 0, |t| stemmed = t.text.to_owned());
+            assert!(is_stopword(&stemmed), "{word} → {stemmed}");
+        }
+        assert!(!is_stopword("rust"));
+    }
+}

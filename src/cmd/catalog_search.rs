@@ -1,0 +1,616 @@
+//! Tool `catalog_search`: ranked full-text search over every section of every skill,
+//! reference and doc, from the index baked at build time ([`crate::search`]). A hit names
+//! the smallest pieces to read next (`section_uri`, `chunk_uri`) with a verbatim snippet;
+//! pages follow the house convention (`has_more`, `next_cursor`; opaque cursors bound to
+//! this binary, the query and the kind).
+//!
+//! [`search`] is also what `skillpack search` prints ([`render_text`] for people) and what
+//! the `find-skill` prompt ranks with.
+
+use rmcp::model::{JsonObject, Tool};
+use serde_json::{Map, Value, json};
+
+use super::cursor;
+use super::errors::{CatalogError, Code, Repair};
+use super::tools::{Args, ToolDef, definition};
+use crate::catalog::Catalog;
+use crate::contract::{SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, TOOL_LIST, TOOL_SEARCH};
+use crate::model::ArchivedDocKind;
+use crate::search::{self, Hit, Index, Kind, MAX_QUERY_BYTES, MAX_RESULTS, Request};
+use crate::uri;
+
+pub const TOOL: ToolDef = ToolDef {
+    name: TOOL_SEARCH,
+    definition: define,
+    call,
+};
+
+const ACCEPTED: &[&str] = &["query", "kind", "limit", "cursor"];
+const KINDS: &[&str] = &["all", "skills", "docs"];
+const MAX_CURSOR_BYTES: usize = 256;
+
+/// Words of a skill id or a doc title, for the examples of the description: a query that
+/// really finds something in this catalog.
+fn example_queries(catalog: &Catalog) -> (String, String) {
+    let skill = catalog
+        .skills()
+        .first()
+        .map_or("getting started".to_owned(), |s| s.id.replace('-', " "));
+    let doc = catalog
+        .documents()
+        .iter()
+        .find(|d| d.kind == ArchivedDocKind::Doc && !d.title.trim().is_empty())
+        .map_or("overview".to_owned(), |d| {
+            d.title
+                .split_whitespace()
+                .take(6)
+                .collect::<Vec<_>>()
+                .join(" ")
+                .replace('"', "")
+        });
+    (skill, doc)
+}
+
+fn define(catalog: &Catalog) -> Tool {
+    let (skill_query, doc_query) = example_queries(catalog);
+    let example = |query: &str, extra: &str| {
+        let mut args = json!({ "query": query });
+        if !extra.is_empty() {
+            args["kind"] = extra.into();
+        }
+        args.to_string()
+    };
+    let description = format!(
+        "Search every skill, skill reference and doc of this catalog for the sections that \
+         answer a question, best first. Use it when you know the topic but not the document: \
+         it is much cheaper than reading documents to compare them. Each hit names the \
+         document (uri), the section that matched (section_uri, heading_path) and the chunk \
+         that holds it (chunk_uri), with a verbatim snippet; then call catalog_read with the \
+         hit's chunk_uri or section_uri to read just that. Write a question or a few \
+         keywords: word forms are stemmed, code identifiers (snake_case, CamelCase, a::b) \
+         match as written and by their parts, and words in \"double quotes\" must appear as \
+         a phrase. Pages hold {SEARCH_DEFAULT_LIMIT} hits unless `limit` says otherwise: \
+         while has_more is true, call again with the same query and kind plus cursor = \
+         next_cursor.\n\n\
+         Examples: {} searches everything; {} searches only the docs; {} searches only \
+         skills and their references.",
+        example(&skill_query, ""),
+        example(&doc_query, "docs"),
+        example(&skill_query, "skills"),
+    );
+    definition(
+        TOOL_SEARCH,
+        "Search skills and docs",
+        description,
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_QUERY_BYTES,
+                    "description": format!("What to look for: a question or a few keywords, at most {MAX_QUERY_BYTES} bytes. Words in \"double quotes\" must appear as a phrase.")
+                },
+                "kind": {
+                    "type": "string",
+                    "enum": KINDS,
+                    "description": "Which documents to search: \"skills\" (skill documents and their references), \"docs\", or \"all\". Omitted means \"all\"."
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": SEARCH_MAX_LIMIT,
+                    "description": format!("Hits per page, 1 to {SEARCH_MAX_LIMIT}. Omitted means {SEARCH_DEFAULT_LIMIT}.")
+                },
+                "cursor": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_CURSOR_BYTES,
+                    "description": "The next_cursor of the previous page, passed back unchanged with the same query and kind. Omitted means the first page."
+                }
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        }),
+        output_schema(),
+    )
+}
+
+fn output_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["query", "kind", "hits", "total", "has_more", "next_cursor", "unknown_terms"],
+        "properties": {
+            "query": {"type": "string"},
+            "kind": {"type": "string", "enum": KINDS},
+            "hits": {"type": "array", "items": {"$ref": "#/$defs/hit"}},
+            "total": {"type": "integer", "minimum": 0, "description": format!("Matching sections over all pages; only the first {MAX_RESULTS} can be paged through.")},
+            "has_more": {"type": "boolean", "description": "Whether another page follows (house pagination, not MCP's nextCursor)."},
+            "next_cursor": {"type": ["string", "null"], "description": "Pass back as `cursor` for the next page; null on the last page."},
+            "unknown_terms": {"type": "array", "items": {"type": "string"}, "description": "Query words found nowhere in the catalog; they were ignored."},
+            "hint": {"type": "string", "description": "What to try next; present when the page has no hits."}
+        },
+        "additionalProperties": false,
+        "$defs": {
+            "hit": {
+                "type": "object",
+                "required": ["rank", "uri", "section_uri", "chunk_uri", "document_kind", "title", "heading_path", "snippet", "score"],
+                "properties": {
+                    "rank": {"type": "integer", "minimum": 1, "description": "Position in the whole ranking (1 = best)."},
+                    "uri": {"type": "string", "description": "The document."},
+                    "section_uri": {"type": "string", "description": "`<document uri>#<anchor>`: the section under the matched heading (the document URI when the match precedes every heading)."},
+                    "chunk_uri": {"type": "string", "description": "The chunk holding the match: the smallest piece to read."},
+                    "document_kind": {"type": "string", "enum": ["skill", "reference", "doc"]},
+                    "skill_id": {"type": "string", "description": "The skill a skill document or reference belongs to."},
+                    "title": {"type": "string", "description": "The document's title."},
+                    "heading_path": {"type": "array", "items": {"type": "string"}, "description": "Headings from the top of the document down to the matched section."},
+                    "anchor": {"type": "string", "description": "Anchor of the matched section's heading."},
+                    "snippet": {"type": "string", "description": "A verbatim excerpt of the chunk around the matched words."},
+                    "score": {"type": "number", "description": "Relevance; comparable only within one query."}
+                },
+                "additionalProperties": false
+            }
+        }
+    })
+}
+
+/// The arguments of one search, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchArgs {
+    pub query: String,
+    pub kind: Kind,
+    pub limit: usize,
+    pub cursor: Option<String>,
+}
+
+impl SearchArgs {
+    pub fn new(query: impl Into<String>) -> Self {
+        SearchArgs {
+            query: query.into(),
+            kind: Kind::All,
+            limit: SEARCH_DEFAULT_LIMIT,
+            cursor: None,
+        }
+    }
+}
+
+pub fn parse_kind(kind: &str) -> Option<Kind> {
+    match kind {
+        "skills" => Some(Kind::Skills),
+        "docs" => Some(Kind::Docs),
+        "all" => Some(Kind::All),
+        _ => None,
+    }
+}
+
+/// A query the tool cannot run. The repair lists the skills instead (browsing by
+/// description always works), and the alternative says how to write a query.
+fn bad_query(args: &Args<'_>, query: &str, reason: String) -> CatalogError {
+    args.invalid("query", query, reason).repair(Repair::call(
+        "rewrite_query",
+        TOOL_LIST,
+        json!({}),
+        "Pass a question or a few keywords as `query` (at most 1024 bytes), or browse: catalog_list lists every skill and catalog_list {\"kind\": \"docs\"} every doc.",
+    ))
+}
+
+fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
+    let args = Args::new(TOOL_SEARCH, map, ACCEPTED, &["query"])?;
+    let query = match map.get("query") {
+        Some(Value::String(q)) if q.len() > MAX_QUERY_BYTES => {
+            return Err(bad_query(
+                &args,
+                q,
+                format!(
+                    "`query` is {} bytes long; at most {MAX_QUERY_BYTES} are accepted: keep the few words that matter",
+                    q.len()
+                ),
+            ));
+        }
+        Some(Value::String(q)) if q.trim().is_empty() => {
+            return Err(bad_query(
+                &args,
+                q,
+                "`query` is empty: pass a question or a few keywords".into(),
+            ));
+        }
+        _ => args.required_string("query", MAX_QUERY_BYTES)?,
+    };
+    let kind = args
+        .choice("kind", KINDS)?
+        .and_then(parse_kind)
+        .unwrap_or(Kind::All);
+    let limit = args
+        .integer("limit", 1, SEARCH_MAX_LIMIT as u64)?
+        .map_or(SEARCH_DEFAULT_LIMIT, |n| n as usize);
+    let cursor = args.string("cursor", MAX_CURSOR_BYTES)?;
+    let request = SearchArgs {
+        query: query.to_owned(),
+        kind,
+        limit,
+        cursor: cursor.map(str::to_owned),
+    };
+    search(catalog, &request).map_err(|error| match error.code {
+        // Restart the same search without the cursor.
+        Code::CursorInvalid => {
+            let alternative = error
+                .repair
+                .as_ref()
+                .map(|r| r.alternative.clone())
+                .unwrap_or_default();
+            error.repair(args.without("restart_search", "cursor", alternative))
+        }
+        _ => {
+            let reason = error.reason.clone();
+            bad_query(&args, query, reason)
+        }
+    })
+}
+
+/// Cursors are bound to the query (whitespace aside) and the kind they page through.
+fn listing(args: &SearchArgs) -> String {
+    let normalized = args.query.split_whitespace().collect::<Vec<_>>().join(" ");
+    let hash = blake3::hash(normalized.as_bytes()).to_hex();
+    format!("{TOOL_SEARCH}/{}/{}", args.kind.as_str(), &hash[..16])
+}
+
+/// Run a search: the tool's `structuredContent`, or an error (`cursor_invalid`, or
+/// `invalid_argument` on `query` for a query with no words at all).
+pub fn search(catalog: &Catalog, args: &SearchArgs) -> Result<Value, CatalogError> {
+    let listing = listing(args);
+    let offset = match &args.cursor {
+        Some(c) => cursor::decode(catalog, &listing, c)?,
+        None => 0,
+    };
+    let index = Index::from(catalog);
+    let results = index.search(&Request {
+        query: &args.query,
+        kind: args.kind,
+        offset,
+        limit: args.limit,
+    });
+    if results.empty_query {
+        return Err(CatalogError::new(
+            Code::InvalidArgument,
+            format!("Invalid arguments for {TOOL_SEARCH}: `query` has no words to search for."),
+        )
+        .field("query", args.query.clone())
+        .reason("`query` has no words to search for (only punctuation or symbols); pass a question or a few keywords"));
+    }
+    let hits: Vec<Value> = results
+        .hits
+        .iter()
+        .enumerate()
+        .map(|(i, hit)| hit_json(catalog, &index, hit, offset + i + 1))
+        .collect();
+    let mut out = Map::new();
+    out.insert("query".into(), args.query.clone().into());
+    out.insert("kind".into(), args.kind.as_str().into());
+    out.insert("total".into(), results.total.into());
+    out.insert("has_more".into(), results.has_more.into());
+    out.insert(
+        "next_cursor".into(),
+        match results.has_more {
+            true => cursor::encode(catalog, &listing, offset + args.limit).into(),
+            false => Value::Null,
+        },
+    );
+    out.insert("unknown_terms".into(), json!(results.unknown));
+    if hits.is_empty() {
+        out.insert("hint".into(), hint(args, &results, offset).into());
+    }
+    out.insert("hits".into(), Value::Array(hits));
+    Ok(Value::Object(out))
+}
+
+fn hint(args: &SearchArgs, results: &search::Results, offset: usize) -> String {
+    if offset > 0 && results.total > 0 {
+        return format!(
+            "This page is past the last hit ({} in all, at most {MAX_RESULTS} reachable); repeat the search without a cursor.",
+            results.total
+        );
+    }
+    let mut hint = String::from("Nothing in the catalog matches this query");
+    if args.kind != Kind::All {
+        hint.push_str(&format!(" among {}", args.kind.as_str()));
+    }
+    hint.push('.');
+    if !results.unknown.is_empty() {
+        hint.push_str(&format!(
+            " These words occur nowhere: {}.",
+            results.unknown.join(", ")
+        ));
+    }
+    if args.query.contains('"') {
+        hint.push_str(" Quoted phrases must appear exactly; try without quotes.");
+    }
+    hint.push_str(" Try other or fewer words");
+    if args.kind != Kind::All {
+        hint.push_str(", or kind \"all\"");
+    }
+    hint.push_str(&format!(
+        "; or browse: {TOOL_LIST} {{}} lists every skill and {TOOL_LIST} {{\"kind\": \"docs\"}} every doc ({} and {}).",
+        uri::SKILLS_INDEX,
+        uri::DOCS_INDEX
+    ));
+    hint
+}
+
+fn hit_json(catalog: &Catalog, index: &Index<'_>, hit: &Hit, rank: usize) -> Value {
+    let document = index.document(hit.document);
+    let chunk = &document.chunks[hit.chunk as usize];
+    let path = index.heading_path(hit);
+    let text = index.text(document);
+    let snippet = text.get(hit.snippet.clone()).unwrap_or_default();
+    let mut out = Map::new();
+    out.insert("rank".into(), rank.into());
+    out.insert("uri".into(), document.uri.as_str().into());
+    out.insert(
+        "chunk_uri".into(),
+        uri::chunk(&document.uri, &chunk.id).into(),
+    );
+    let own = path.last();
+    out.insert(
+        "section_uri".into(),
+        match own {
+            Some(h) => uri::anchor(&document.uri, &h.anchor),
+            None => document.uri.to_string(),
+        }
+        .into(),
+    );
+    let (kind, skill) = match document.kind {
+        ArchivedDocKind::Skill { skill } => ("skill", Some(skill.to_native())),
+        ArchivedDocKind::Reference { skill, .. } => ("reference", Some(skill.to_native())),
+        ArchivedDocKind::Doc => ("doc", None),
+    };
+    out.insert("document_kind".into(), kind.into());
+    if let Some(skill) = skill {
+        out.insert("skill_id".into(), catalog.skill(skill).id.as_str().into());
+    }
+    out.insert("title".into(), document.title.as_str().into());
+    out.insert(
+        "heading_path".into(),
+        Value::Array(path.iter().map(|h| h.text.as_str().into()).collect()),
+    );
+    if let Some(h) = own {
+        out.insert("anchor".into(), h.anchor.as_str().into());
+    }
+    out.insert("snippet".into(), snippet.into());
+    out.insert(
+        "score".into(),
+        json!(((hit.score as f64) * 1000.0).round() / 1000.0),
+    );
+    Value::Object(out)
+}
+
+/// The text `content` that accompanies the structured result, for clients that show only
+/// text: one block per hit.
+pub fn render_text(result: &Value) -> String {
+    let mut text = String::new();
+    let hits = result["hits"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    if hits.is_empty() {
+        text.push_str(result["hint"].as_str().unwrap_or("No hits."));
+        text.push('\n');
+        return text;
+    }
+    for hit in hits {
+        let path: Vec<&str> = hit["heading_path"]
+            .as_array()
+            .map(|p| p.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let heading = if path.is_empty() {
+            hit["title"].as_str().unwrap_or_default().to_owned()
+        } else {
+            path.join(" › ")
+        };
+        let snippet = hit["snippet"]
+            .as_str()
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        text.push_str(&format!(
+            "{}. {} ({:.2})\n   {}\n   read: {}\n   {}\n",
+            hit["rank"],
+            heading,
+            hit["score"].as_f64().unwrap_or_default(),
+            hit["section_uri"].as_str().unwrap_or_default(),
+            hit["chunk_uri"].as_str().unwrap_or_default(),
+            snippet
+        ));
+    }
+    if let Some(cursor) = result["next_cursor"].as_str() {
+        text.push_str(&format!(
+            "More hits ({} in all): pass cursor {cursor}\n",
+            result["total"]
+        ));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::tests::fixture;
+
+    fn args(value: Value) -> JsonObject {
+        value.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn results_conform_to_the_output_schema() {
+        let catalog = fixture();
+        let tool = define(&catalog);
+        let schema = Value::Object(tool.output_schema.as_deref().cloned().unwrap());
+        let validator = jsonschema::draft202012::new(&schema).unwrap();
+        for query in ["hash map", "fill a pdf form", "qwxzzy", "widgets", "the"] {
+            for kind in ["all", "skills", "docs"] {
+                let result = call(
+                    &catalog,
+                    &args(json!({"query": query, "kind": kind, "limit": 3})),
+                )
+                .unwrap();
+                let errors: Vec<String> = validator
+                    .iter_errors(&result)
+                    .map(|e| e.to_string())
+                    .collect();
+                assert!(errors.is_empty(), "{query}/{kind}: {errors:?}\n{result:#}");
+                assert!(!render_text(&result).is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn hits_name_uris_chunks_and_sections() {
+        let catalog = fixture();
+        let result = call(&catalog, &args(json!({"query": "entry API or_insert"}))).unwrap();
+        let hit = &result["hits"][0];
+        assert_eq!(hit["uri"], "resource://docs/guide.md");
+        assert_eq!(hit["section_uri"], "resource://docs/guide.md#entry-api");
+        assert_eq!(
+            hit["chunk_uri"],
+            "resource://docs/guide.md/chunks/hash-maps"
+        );
+        assert_eq!(
+            hit["heading_path"],
+            json!(["Guide", "Hash maps", "Entry API"])
+        );
+        assert_eq!(hit["document_kind"], "doc");
+        assert!(hit["snippet"].as_str().unwrap().contains("or_insert"));
+        let result = call(
+            &catalog,
+            &args(json!({"query": "radio buttons", "kind": "skills"})),
+        )
+        .unwrap();
+        assert_eq!(result["hits"][0]["skill_id"], "pdf-forms");
+        assert_eq!(result["hits"][0]["document_kind"], "reference");
+    }
+
+    #[test]
+    fn cursors_page_and_are_bound_to_their_query() {
+        let catalog = fixture();
+        let first = call(
+            &catalog,
+            &args(json!({"query": "filler widgets", "limit": 15})),
+        )
+        .unwrap();
+        assert_eq!(first["has_more"], true);
+        let cursor = first["next_cursor"].as_str().unwrap().to_owned();
+        let second = call(
+            &catalog,
+            &args(json!({"query": "filler widgets", "limit": 15, "cursor": cursor})),
+        )
+        .unwrap();
+        assert_eq!(second["hits"][0]["rank"], 16);
+        let mut seen: Vec<&Value> = first["hits"].as_array().unwrap().iter().collect();
+        seen.extend(second["hits"].as_array().unwrap());
+        let sections: std::collections::HashSet<&Value> =
+            seen.iter().map(|h| &h["section_uri"]).collect();
+        assert_eq!(sections.len(), 30, "pages do not overlap");
+        // The cursor of one query does not page another, nor another kind; the repair
+        // restarts the same search.
+        for other in [
+            json!({"query": "hash", "cursor": cursor}),
+            json!({"query": "filler widgets", "kind": "docs", "cursor": cursor}),
+            json!({"query": "filler widgets", "cursor": "garbage"}),
+        ] {
+            let error = call(&catalog, &args(other.clone())).unwrap_err();
+            assert_eq!(error.code, Code::CursorInvalid);
+            let repair = error.repair.unwrap().tool.unwrap();
+            assert_eq!(repair.0, TOOL_SEARCH);
+            let mut expected = other.clone();
+            expected.as_object_mut().unwrap().remove("cursor");
+            assert_eq!(repair.1, expected);
+        }
+        // Whitespace does not change the query a cursor belongs to.
+        assert!(
+            call(
+                &catalog,
+                &args(json!({"query": " filler   widgets ", "limit": 15, "cursor": cursor}))
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn bad_arguments_get_specific_errors_with_working_repairs() {
+        let catalog = fixture();
+        let cases = [
+            (json!({}), "query"),
+            (json!({"query": ""}), "query"),
+            (json!({"query": "   "}), "query"),
+            (json!({"query": "?!"}), "query"),
+            (json!({"query": 5}), "query"),
+            (json!({"query": "x".repeat(MAX_QUERY_BYTES + 1)}), "query"),
+            (json!({"query": "a", "kind": "skill"}), "kind"),
+            (json!({"query": "a", "limit": 0}), "limit"),
+            (json!({"query": "a", "limit": 51}), "limit"),
+            (json!({"query": "a", "limit": "ten"}), "limit"),
+            (json!({"query": "a", "cursor": 3}), "cursor"),
+            (json!({"query": "a", "qurey": "b"}), "arguments"),
+        ];
+        for (input, field) in cases {
+            let error = call(&catalog, &args(input.clone())).unwrap_err();
+            assert_eq!(error.code, Code::InvalidArgument, "{input}");
+            assert_eq!(error.field, field, "{input}");
+            // Every repair works as given (the fallback would be `list_catalog`).
+            let (tool, arguments) = error
+                .repair
+                .clone()
+                .and_then(|r| r.tool)
+                .unwrap_or_else(|| (TOOL_LIST, json!({})));
+            assert!(
+                super::super::tools::run(&catalog, tool, arguments.as_object().unwrap())
+                    .unwrap()
+                    .is_ok(),
+                "{input}: {tool} {arguments}"
+            );
+        }
+        let error = call(&catalog, &args(json!({"query": "a", "kind": "skill"}))).unwrap_err();
+        assert_eq!(error.candidates[0], "skills");
+        // An optional argument's mistake is repaired by the same search without it.
+        let error = call(&catalog, &args(json!({"query": "hash", "limit": 0}))).unwrap_err();
+        assert_eq!(
+            error.repair.unwrap().tool.unwrap(),
+            (TOOL_SEARCH, json!({"query": "hash"}))
+        );
+    }
+
+    #[test]
+    fn nonsense_queries_answer_with_a_hint() {
+        let catalog = fixture();
+        let result = call(&catalog, &args(json!({"query": "qwxzzy plorbnak"}))).unwrap();
+        assert_eq!(result["hits"], json!([]));
+        assert_eq!(result["has_more"], false);
+        assert_eq!(result["next_cursor"], Value::Null);
+        assert_eq!(result["unknown_terms"], json!(["qwxzzy", "plorbnak"]));
+        let hint = result["hint"].as_str().unwrap();
+        assert!(
+            hint.contains("qwxzzy") && hint.contains(TOOL_LIST),
+            "{hint}"
+        );
+        // Only common words: they are searched rather than dropped.
+        let result = call(&catalog, &args(json!({"query": "the"}))).unwrap();
+        assert!(result["total"].as_u64() > Some(0), "{result:#}");
+    }
+
+    #[test]
+    fn description_examples_find_something() {
+        let catalog = fixture();
+        let tool = define(&catalog);
+        let description = tool.description.as_deref().unwrap();
+        let examples = description.split("Examples:").nth(1).unwrap();
+        let mut found = 0;
+        for piece in examples.split('{').skip(1) {
+            let json_text = format!("{{{}", &piece[..=piece.find('}').unwrap()]);
+            let arguments: Value = serde_json::from_str(&json_text).unwrap();
+            let result = call(&catalog, arguments.as_object().unwrap()).unwrap();
+            assert!(result["total"].as_u64() > Some(0), "{json_text}");
+            found += 1;
+        }
+        assert_eq!(found, 3);
+    }
+}

@@ -1,0 +1,362 @@
+//! Build the full-text index ([`SearchIndex`]) over every markdown document.
+//!
+//! Documents are cut into passages at every heading and every chunk boundary (see
+//! [`SearchIndex`]); each passage is analysed into three fields (its heading, the headings
+//! above it, its text) and each document into five (title, name, description, headings,
+//! text). Postings lists are written per term in passage and document order, in the
+//! format of [`crate::postings`]. The dictionary is sorted, so the same content always
+//! gives the same bytes.
+
+use std::collections::HashMap;
+
+use crate::analyze::Analyzer;
+use crate::model::{
+    D_BODY, D_DESCRIPTION, D_HEADINGS, D_NAME, D_TITLE, DOCUMENT_FIELDS, DocKind, Document,
+    DocumentStats, IndexTerm, NO_HEADING, P_BODY, P_CONTEXT, P_HEADING, PASSAGE_FIELDS, Passage,
+    SearchIndex, Skill, Span,
+};
+use crate::postings::{self, Occurrence};
+
+#[derive(Default)]
+struct TermBuild {
+    passage_df: u32,
+    document_df: u32,
+    last_passage: u32,
+    last_document: u32,
+    passage_postings: Vec<u8>,
+    document_postings: Vec<u8>,
+}
+
+#[derive(Default)]
+struct PassageTerm {
+    tf: [u32; PASSAGE_FIELDS],
+    occurrences: Vec<Occurrence>,
+}
+
+/// `text_of(document)` gives a document's bytes as text; `body_offset(document)` where its
+/// markdown body starts (after frontmatter).
+pub fn build<'a>(
+    documents: &[Document],
+    skills: &[Skill],
+    text_of: impl Fn(&Document) -> &'a str,
+    body_offset: impl Fn(&Document, &str) -> usize,
+) -> SearchIndex {
+    let mut analyzer = Analyzer::new();
+    let mut terms: HashMap<String, TermBuild> = HashMap::new();
+    let mut passages: Vec<Passage> = Vec::new();
+    let mut stats: Vec<DocumentStats> = Vec::with_capacity(documents.len());
+    let mut passage_total = [0u64; PASSAGE_FIELDS];
+    let mut document_total = [0u64; DOCUMENT_FIELDS];
+    let (anchors, routers) = anchor_texts(documents, skills, &text_of);
+
+    for (d, document) in documents.iter().enumerate() {
+        let d = d as u32;
+        let text = text_of(document);
+        let body = body_offset(document, text).min(text.len());
+        let first_passage = passages.len() as u32;
+        let mut doc_tf: HashMap<String, [u32; DOCUMENT_FIELDS]> = HashMap::new();
+        let mut doc_len = [0u32; DOCUMENT_FIELDS];
+
+        // Document-level fields other than the body.
+        let (name, mut description) = names(document, skills);
+        if !anchors[d as usize].is_empty() {
+            description.push_str(". ");
+            description.push_str(&anchors[d as usize]);
+        }
+        let title = title(document, text, body);
+        for (field, value) in [
+            (D_TITLE, title.as_str()),
+            (D_NAME, name.as_str()),
+            (D_DESCRIPTION, description.as_str()),
+        ] {
+            doc_len[field] = analyzer.analyze(value, 0, |t| {
+                doc_tf.entry(t.text.to_owned()).or_default()[field] += 1;
+            });
+        }
+        for heading in &document.outline {
+            doc_len[D_HEADINGS] = analyzer.analyze(&heading.text, doc_len[D_HEADINGS], |t| {
+                doc_tf.entry(t.text.to_owned()).or_default()[D_HEADINGS] += 1;
+            });
+        }
+
+        // Passages.
+        for (start, end) in cuts(document, body, text.len()) {
+            let slice = &text[start..end];
+            if slice.trim().is_empty() {
+                continue;
+            }
+            let heading = document
+                .outline
+                .iter()
+                .rposition(|h| h.start as usize <= start)
+                .map_or(NO_HEADING, |i| i as u32);
+            let chunk = document
+                .chunks
+                .iter()
+                .rposition(|c| c.start as usize <= start)
+                .unwrap_or(0) as u32;
+            let mut passage_terms: HashMap<String, PassageTerm> = HashMap::new();
+            let mut lengths = [0u32; PASSAGE_FIELDS];
+            if heading != NO_HEADING {
+                let own = &document.outline[heading as usize];
+                lengths[P_HEADING] = analyzer.analyze(&own.text, 0, |t| {
+                    passage_terms.entry(t.text.to_owned()).or_default().tf[P_HEADING] += 1;
+                });
+                for ancestor in ancestors(document, heading as usize) {
+                    lengths[P_CONTEXT] = analyzer.analyze(
+                        &document.outline[ancestor].text,
+                        lengths[P_CONTEXT],
+                        |t| {
+                            passage_terms.entry(t.text.to_owned()).or_default().tf[P_CONTEXT] += 1;
+                        },
+                    );
+                }
+            }
+            let router = &routers[d as usize];
+            lengths[P_BODY] = analyzer.analyze(slice, 0, |t| {
+                let at = start + t.start;
+                if router.iter().any(|r| r.contains(&at)) {
+                    return;
+                }
+                let entry = passage_terms.entry(t.text.to_owned()).or_default();
+                entry.tf[P_BODY] += 1;
+                entry.occurrences.push(Occurrence {
+                    position: t.position,
+                    offset: t.start as u32,
+                });
+            });
+            if passage_terms.is_empty() {
+                continue;
+            }
+            doc_len[D_BODY] += lengths[P_BODY];
+            let p = passages.len() as u32;
+            for (term, entry) in passage_terms {
+                doc_tf.entry(term.clone()).or_default()[D_BODY] += entry.tf[P_BODY];
+                let build = terms.entry(term).or_default();
+                let delta = p - build.last_passage;
+                build.last_passage = p;
+                build.passage_df += 1;
+                postings::write_passage_entry(
+                    &mut build.passage_postings,
+                    delta,
+                    &entry.tf,
+                    &entry.occurrences,
+                );
+            }
+            for (total, len) in passage_total.iter_mut().zip(lengths) {
+                *total += u64::from(len);
+            }
+            passages.push(Passage {
+                document: d,
+                chunk,
+                heading,
+                start: start as u64,
+                end: end as u64,
+                lengths,
+            });
+        }
+
+        for (term, tf) in doc_tf {
+            let build = terms.entry(term).or_default();
+            let delta = d - build.last_document;
+            build.last_document = d;
+            build.document_df += 1;
+            postings::write_document_entry(&mut build.document_postings, delta, &tf);
+        }
+        for (total, len) in document_total.iter_mut().zip(doc_len) {
+            *total += u64::from(len);
+        }
+        stats.push(DocumentStats {
+            first_passage,
+            passage_count: passages.len() as u32 - first_passage,
+            lengths: doc_len,
+        });
+    }
+
+    let mut sorted: Vec<(String, TermBuild)> = terms.into_iter().collect();
+    sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut bytes = Vec::new();
+    let mut index_terms = Vec::with_capacity(sorted.len());
+    for (text, build) in sorted {
+        let passage_postings = append(&mut bytes, &build.passage_postings);
+        let document_postings = append(&mut bytes, &build.document_postings);
+        index_terms.push(IndexTerm {
+            text,
+            passage_df: build.passage_df,
+            document_df: build.document_df,
+            passage_postings,
+            document_postings,
+        });
+    }
+    let average = |total: u64, count: usize| {
+        if count == 0 {
+            1.0
+        } else {
+            (total as f64 / count as f64).max(1.0) as f32
+        }
+    };
+    SearchIndex {
+        terms: index_terms,
+        postings: bytes,
+        passage_avg_len: passage_total.map(|t| average(t, passages.len())),
+        document_avg_len: document_total.map(|t| average(t, documents.len())),
+        passages,
+        documents: stats,
+    }
+}
+
+fn append(bytes: &mut Vec<u8>, list: &[u8]) -> Span {
+    let span = Span {
+        offset: bytes.len() as u64,
+        len: list.len() as u64,
+    };
+    bytes.extend_from_slice(list);
+    span
+}
+
+/// The title field: the document's title, and the heading it opens with when that differs
+/// (the Rust book's chapters open with `## Title` and take their file name as title).
+fn title(document: &Document, text: &str, body: usize) -> String {
+    match document.outline.first() {
+        Some(first)
+            if text[body..(first.start as usize).max(body)]
+                .trim()
+                .is_empty()
+                && first.text != document.title =>
+        {
+            format!("{} {}", document.title, first.text)
+        }
+        _ => document.title.clone(),
+    }
+}
+
+/// The name and description fields of a document.
+fn names(document: &Document, skills: &[Skill]) -> (String, String) {
+    match document.kind {
+        DocKind::Skill { skill } => {
+            let skill = &skills[skill as usize];
+            let mut description = skill.description.clone();
+            for extra in skill.tags.iter().chain(&skill.capabilities) {
+                description.push_str(". ");
+                description.push_str(extra);
+            }
+            (format!("{} {}", skill.id, skill.path), description)
+        }
+        DocKind::Reference { skill, .. } => {
+            let skill = &skills[skill as usize];
+            (
+                format!("{} {} {}", skill.id, document.name, document.path),
+                String::new(),
+            )
+        }
+        DocKind::Doc => (document.path.clone(), String::new()),
+    }
+}
+
+/// Lines that point at a document elsewhere in the catalog (anchor text): a markdown link
+/// to it, or, in a skill's `SKILL.md`, its path as written (`examples/newsletter.md` -
+/// for company-wide newsletters). They say what the document is for in the words of the
+/// document that sends readers there, and join its description field. At most
+/// [`MAX_ANCHOR_LINES`] lines of at most [`MAX_ANCHOR_LINE`] bytes per document.
+///
+/// Also returns, per document, the byte ranges of its *router* lines: lines of a skill's
+/// `SKILL.md` that name one of its references. Their words describe the reference, so they
+/// count for it and not for the section of `SKILL.md` that lists them (otherwise the list
+/// of references outranks the reference a question is about). They stay in the text, and
+/// the skill keeps its name, description and headings.
+fn anchor_texts<'a>(
+    documents: &[Document],
+    skills: &[Skill],
+    text_of: &impl Fn(&Document) -> &'a str,
+) -> (Vec<String>, Vec<Vec<std::ops::Range<usize>>>) {
+    let by_uri: HashMap<&str, usize> = documents
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.uri.as_str(), i))
+        .collect();
+    // The references of each skill: (path, document index).
+    let mut references: Vec<Vec<(&str, usize)>> = vec![Vec::new(); skills.len()];
+    for (i, document) in documents.iter().enumerate() {
+        if let DocKind::Reference { skill, .. } = document.kind {
+            references[skill as usize].push((document.path.as_str(), i));
+        }
+    }
+    let mut lines: Vec<Vec<&'a str>> = vec![Vec::new(); documents.len()];
+    let mut routers: Vec<Vec<std::ops::Range<usize>>> = vec![Vec::new(); documents.len()];
+    for (source, document) in documents.iter().enumerate() {
+        let text = text_of(document);
+        let siblings: &[(&str, usize)] = match document.kind {
+            DocKind::Skill { skill } => &references[skill as usize],
+            _ => &[],
+        };
+        if document.links.is_empty() && siblings.is_empty() {
+            continue;
+        }
+        for line in text.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.len() > MAX_ANCHOR_LINE || line.starts_with('#') {
+                continue;
+            }
+            let mut targets: Vec<usize> = Vec::new();
+            for link in &document.links {
+                if line.contains(link.href.as_str()) {
+                    let uri = link.uri.split('#').next().unwrap_or_default();
+                    if let Some(&target) = by_uri.get(uri) {
+                        targets.push(target);
+                    }
+                }
+            }
+            for &(path, target) in siblings {
+                if line.contains(path) {
+                    targets.push(target);
+                }
+            }
+            targets.sort_unstable();
+            targets.dedup();
+            if !siblings.is_empty() && targets.iter().any(|t| siblings.iter().any(|s| s.1 == *t)) {
+                let at = line.as_ptr() as usize - text.as_ptr() as usize;
+                routers[source].push(at..at + line.len());
+            }
+            for target in targets {
+                if target != source && lines[target].len() < MAX_ANCHOR_LINES {
+                    lines[target].push(line);
+                }
+            }
+        }
+    }
+    (lines.into_iter().map(|l| l.join("\n")).collect(), routers)
+}
+
+const MAX_ANCHOR_LINES: usize = 8;
+const MAX_ANCHOR_LINE: usize = 400;
+
+/// Passage boundaries: the body start, every heading and every chunk start.
+fn cuts(document: &Document, body: usize, len: usize) -> Vec<(usize, usize)> {
+    let mut points: Vec<usize> = std::iter::once(body)
+        .chain(document.outline.iter().map(|h| h.start as usize))
+        .chain(document.chunks.iter().map(|c| c.start as usize))
+        .filter(|&p| p >= body && p < len)
+        .collect();
+    points.sort_unstable();
+    points.dedup();
+    points
+        .iter()
+        .enumerate()
+        .map(|(i, &start)| (start, points.get(i + 1).copied().unwrap_or(len)))
+        .collect()
+}
+
+/// Outline indices of the headings that contain heading `index`, outermost first.
+pub fn ancestors(document: &Document, index: usize) -> Vec<usize> {
+    let mut chain = Vec::new();
+    let mut level = document.outline[index].level;
+    for i in (0..index).rev() {
+        let h = &document.outline[i];
+        if h.level < level && h.end >= document.outline[index].end {
+            chain.push(i);
+            level = h.level;
+        }
+    }
+    chain.reverse();
+    chain
+}

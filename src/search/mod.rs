@@ -1,0 +1,733 @@
+//! Full-text search over the baked index ([`SearchIndex`](crate::model::SearchIndex)),
+//! read in place: nothing is loaded or built at start-up, and a query allocates only in
+//! proportion to its own size and the number of hits asked for.
+//!
+//! # Ranking model
+//!
+//! A hit is a *passage* (the text under one heading, within one chunk), scored as
+//!
+//! ```text
+//! score = BM25F(passage: heading, heading path, text)
+//!       + doc_weight · BM25F(document: title, name, description, headings, text)
+//!       + proximity(query words close together in the passage)
+//! ```
+//!
+//! so that a section wins when its own words match and its document is about the query.
+//! Passages of one chunk collapse into one hit (the best passage names the section), and
+//! the second, third… hit of the same document is damped (`same_document_decay`) so that
+//! the first page shows several documents rather than one long one.
+//!
+//! Evaluation: `scripts/search-eval` (relevance set in `benches/relevance/`); latency:
+//! `cargo bench --bench search`.
+//!
+//! # How a query runs
+//!
+//! Document-at-a-time: one cursor per query term walks its passage postings and its
+//! document postings together; both lists are in document order, so each document is
+//! finished (its passages scored, collapsed, damped) before the next begins, and only the
+//! best `offset + limit` hits are kept.
+
+pub mod query;
+pub mod snippet;
+
+use std::ops::Range;
+
+use crate::analyze::Analyzer;
+use crate::catalog::Catalog;
+use crate::model::{
+    ArchivedCatalog, ArchivedDocKind, ArchivedDocument, ArchivedHeading, ArchivedPassage,
+    ArchivedSearchIndex, D_NAME, D_TITLE, DOCUMENT_FIELDS, NO_HEADING, P_HEADING, PASSAGE_FIELDS,
+};
+use crate::postings::{DocumentCursor, DocumentEntry, Occurrences, PassageCursor, PassageEntry};
+pub use query::{MAX_QUERY_BYTES, Query};
+
+/// The most hits one query can page through; past it, a narrower query is the answer.
+pub const MAX_RESULTS: usize = crate::contract::SEARCH_MAX_RESULTS;
+/// Occurrences of one term looked at per passage for proximity.
+const MAX_OCCURRENCES: usize = 24;
+
+/// Which documents to search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Kind {
+    /// Skill documents and their references.
+    Skills,
+    /// Docs.
+    Docs,
+    #[default]
+    All,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Skills => "skills",
+            Kind::Docs => "docs",
+            Kind::All => "all",
+        }
+    }
+}
+
+/// The ranking model's parameters. [`Params::default`] is the tuned model; the evaluation
+/// harness varies them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    pub k1: f32,
+    /// Passage fields: heading, heading path, text.
+    pub passage_weights: [f32; PASSAGE_FIELDS],
+    pub passage_b: [f32; PASSAGE_FIELDS],
+    pub doc_k1: f32,
+    /// Document fields: title, name, description, headings, text.
+    pub doc_weights: [f32; DOCUMENT_FIELDS],
+    pub doc_b: [f32; DOCUMENT_FIELDS],
+    /// Weight of the document score in a passage's score.
+    pub doc_weight: f32,
+    /// Weight of the proximity bonus.
+    pub proximity: f32,
+    /// Query words further apart than this (in tokens) earn no proximity bonus.
+    pub proximity_window: u32,
+    /// Score factor for each further hit of the same document.
+    pub same_document_decay: f32,
+    /// Query weight of an identifier part (`hash` in `HashMap`) relative to a word.
+    pub part_weight: f32,
+    /// Factor on a term's passage score when the term is in the document's title or name:
+    /// the document score already counts it, and within the document it no longer tells
+    /// sections apart ("python" in every section of the Python guide).
+    pub explained_weight: f32,
+    /// Query weight of a whole identifier or compound (`read_to_string`, `hand-written`),
+    /// whose parts are query terms too.
+    pub whole_weight: f32,
+    /// A bonus of `heading_bonus · idf` for each query term in a passage's own heading,
+    /// outside the saturation of BM25F: words of the heading say what the section is
+    /// about, however often its text repeats other words.
+    pub heading_bonus: f32,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            k1: 1.2,
+            passage_weights: [3.0, 1.0, 1.0],
+            passage_b: [0.3, 0.3, 0.5],
+            doc_k1: 1.2,
+            doc_weights: [4.0, 2.0, 3.0, 1.5, 1.0],
+            doc_b: [0.3, 0.3, 0.5, 0.5, 0.75],
+            doc_weight: 2.0,
+            proximity: 0.5,
+            proximity_window: 8,
+            same_document_decay: 0.9,
+            part_weight: 0.6,
+            explained_weight: 0.0,
+            whole_weight: 0.5,
+            heading_bonus: 1.0,
+        }
+    }
+}
+
+/// A view of a catalog to search: the archive and the content blob it points into. Works
+/// on the baked catalog and on any archive compiled in-process (tests, benchmarks).
+#[derive(Clone, Copy)]
+pub struct Index<'a> {
+    pub archive: &'a ArchivedCatalog,
+    pub content: &'a [u8],
+}
+
+impl std::fmt::Debug for Index<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index")
+            .field("passages", &self.archive.search.passages.len())
+            .field("terms", &self.archive.search.terms.len())
+            .finish()
+    }
+}
+
+impl From<&Catalog> for Index<'static> {
+    fn from(catalog: &Catalog) -> Self {
+        Index {
+            archive: catalog.archive(),
+            content: catalog.content(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request<'q> {
+    pub query: &'q str,
+    pub kind: Kind,
+    /// Hits to skip (pagination).
+    pub offset: usize,
+    pub limit: usize,
+}
+
+/// One ranked hit: a chunk, and the most specific section in it that matched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub document: u32,
+    pub passage: u32,
+    pub chunk: u32,
+    /// Outline index of the section's heading; `None` for text before the first heading.
+    pub heading: Option<u32>,
+    pub score: f32,
+    /// Byte range of the snippet in the document text.
+    pub snippet: Range<usize>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Results {
+    /// Hits `offset..offset + limit` of the ranking.
+    pub hits: Vec<Hit>,
+    /// Matching hits in total (at most [`MAX_RESULTS`] are reachable).
+    pub total: usize,
+    /// More hits follow this page.
+    pub has_more: bool,
+    /// Query words that occur nowhere in the catalog (they were ignored).
+    pub unknown: Vec<String>,
+    /// The query held no word to search for (empty, or only punctuation).
+    pub empty_query: bool,
+}
+
+/// A scored passage waiting to become a hit.
+#[derive(Clone, Copy)]
+struct Candidate<'a> {
+    passage: u32,
+    chunk: u32,
+    heading: u32,
+    score: f32,
+    /// The passage's score for choosing among the sections of its document.
+    local: f32,
+    _postings: std::marker::PhantomData<&'a [u8]>,
+    /// Where the occurrence block of each query term in this passage lies in the postings
+    /// bytes (`(0, 0)` when the term is absent): offsets rather than slices keep candidates
+    /// small, and they are copied a lot.
+    occurrences: [(u32, u32); query::MAX_TERMS],
+}
+
+impl Candidate<'_> {
+    fn new(passage: u32, row: &ArchivedPassage) -> Self {
+        Candidate {
+            passage,
+            chunk: row.chunk.to_native(),
+            heading: row.heading.to_native(),
+            score: 0.0,
+            local: 0.0,
+            occurrences: [(0, 0); query::MAX_TERMS],
+            _postings: std::marker::PhantomData,
+        }
+    }
+}
+
+struct TermCursor<'a> {
+    weight: f32,
+    passage_idf: f32,
+    document_idf: f32,
+    passages: PassageCursor<'a>,
+    documents: DocumentCursor<'a>,
+    passage: Option<PassageEntry<'a>>,
+    document: Option<DocumentEntry>,
+    /// The term is in the title or name of the document being scored.
+    explained: bool,
+    /// The most this term can add to a passage's score.
+    passage_bound: f32,
+}
+
+fn idf(n: usize, df: u32) -> f32 {
+    let n = n as f32;
+    let df = df as f32;
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+impl<'a> Index<'a> {
+    pub fn search(&self, request: &Request<'_>) -> Results {
+        self.search_with(request, &Params::default())
+    }
+
+    pub fn search_with(&self, request: &Request<'_>, params: &Params) -> Results {
+        let index = &self.archive.search;
+        let mut analyzer = Analyzer::new();
+        let query = query::parse(index, request.query, params, &mut analyzer);
+        let mut results = Results {
+            unknown: query.unknown.clone(),
+            empty_query: query.terms.is_empty() && query.unknown.is_empty(),
+            ..Results::default()
+        };
+        if query.is_empty() || query.impossible {
+            return results;
+        }
+        let keep = request
+            .offset
+            .saturating_add(request.limit)
+            .min(MAX_RESULTS);
+        let (ranked, total) = self.rank(&query, request.kind, keep, params);
+        results.total = total;
+        results.has_more = total.min(MAX_RESULTS) > request.offset.saturating_add(request.limit);
+        results.hits = ranked
+            .iter()
+            .skip(request.offset)
+            .take(request.limit)
+            .map(|c| self.hit(&query, c))
+            .collect();
+        results
+    }
+
+    /// The best `keep` candidates, best first, and how many there are in all.
+    fn rank<'q>(
+        &self,
+        query: &Query<'q>,
+        kind: Kind,
+        keep: usize,
+        params: &Params,
+    ) -> (Vec<Candidate<'a>>, usize)
+    where
+        'a: 'q,
+    {
+        let index: &'a ArchivedSearchIndex = &self.archive.search;
+        let documents = index.documents.as_slice();
+        let passages = index.passages.as_slice();
+        let range = self.kind_range(kind);
+        let n_passages = passages.len();
+        let n_documents = documents.len();
+        let mut cursors: Vec<TermCursor<'a>> = query
+            .terms
+            .iter()
+            .map(|t| {
+                let mut passages = PassageCursor::new(index.bytes(&t.entry.passage_postings));
+                let mut docs = DocumentCursor::new(index.bytes(&t.entry.document_postings));
+                let passage = passages.next();
+                let document = docs.next();
+                TermCursor {
+                    weight: t.weight,
+                    passage_idf: idf(n_passages, t.entry.passage_df.to_native()),
+                    document_idf: idf(n_documents, t.entry.document_df.to_native()),
+                    passages,
+                    documents: docs,
+                    passage,
+                    document,
+                    explained: false,
+                    passage_bound: 0.0,
+                }
+            })
+            .collect();
+        let passage_document = |p: u32| {
+            passages
+                .get(p as usize)
+                .map_or(u32::MAX, |p| p.document.to_native())
+        };
+        // Skip to the first document of the requested kind.
+        for cursor in &mut cursors {
+            while cursor
+                .passage
+                .is_some_and(|e| passage_document(e.passage) < range.start)
+            {
+                cursor.passage = cursor.passages.next();
+            }
+            while cursor.document.is_some_and(|e| e.document < range.start) {
+                cursor.document = cursor.documents.next();
+            }
+        }
+        let passage_avg: [f32; PASSAGE_FIELDS] = index.passage_avg_len.map(|v| v.to_native());
+        let document_avg: [f32; DOCUMENT_FIELDS] = index.document_avg_len.map(|v| v.to_native());
+        let pairs = proximity_pairs(query);
+        // Upper bounds for skipping documents that cannot make the page: BM25 saturates
+        // below 1 (times idf), the heading bonus peaks on a one-word heading, and proximity
+        // on adjacent words.
+        let shortest_heading = 1.0 - params.passage_b[P_HEADING]
+            + params.passage_b[P_HEADING] / passage_avg[P_HEADING].max(1.0);
+        for c in &mut cursors {
+            c.passage_bound = c.weight
+                * c.passage_idf
+                * (1.0 + params.heading_bonus / shortest_heading.max(1e-3));
+        }
+        let proximity_bound = params.proximity
+            * pairs
+                .iter()
+                .map(|&(a, b)| cursors[a].passage_idf.min(cursors[b].passage_idf))
+                .sum::<f32>();
+
+        let mut top: Vec<Candidate<'a>> = Vec::with_capacity(keep * 2 + 8);
+        let mut buffer: Vec<Candidate<'a>> = Vec::new();
+        let mut scores: Vec<f32> = Vec::new();
+        let mut order: Vec<u32> = Vec::new();
+        // The score a hit needs to make the top `keep` (known once `keep` hits are in).
+        let mut threshold = f32::MIN;
+        let postings_start = index.postings.as_slice().as_ptr() as usize;
+        let mut total = 0usize;
+        let mut positions: Vec<Vec<u32>> = vec![Vec::new(); query.terms.len()];
+        loop {
+            // The next document any cursor is on.
+            let mut d = u32::MAX;
+            for c in &cursors {
+                if let Some(e) = c.passage {
+                    d = d.min(passage_document(e.passage));
+                }
+                if let Some(e) = c.document {
+                    d = d.min(e.document);
+                }
+            }
+            if d == u32::MAX || d >= range.end {
+                break;
+            }
+            let stats = &documents[d as usize];
+
+            // The document's score.
+            let mut doc_score = 0.0;
+            for c in &mut cursors {
+                c.explained = false;
+                if let Some(e) = c.document.filter(|e| e.document == d) {
+                    c.explained = e.tf[D_TITLE] > 0 || e.tf[D_NAME] > 0;
+                    let mut tf = 0.0;
+                    for f in 0..DOCUMENT_FIELDS {
+                        if e.tf[f] > 0 {
+                            let len = stats.lengths[f].to_native() as f32;
+                            let norm =
+                                1.0 - params.doc_b[f] + params.doc_b[f] * len / document_avg[f];
+                            tf += params.doc_weights[f] * e.tf[f] as f32 / norm.max(1e-3);
+                        }
+                    }
+                    doc_score += c.weight * c.document_idf * tf / (params.doc_k1 + tf);
+                    c.document = c.documents.next();
+                }
+            }
+
+            // Its passages.
+            buffer.clear();
+            let end = stats.first_passage.to_native() + stats.passage_count.to_native();
+            // A document whose best possible hit cannot reach the top `keep` is only counted.
+            let mut bound = params.doc_weight * doc_score + proximity_bound;
+            for c in &cursors {
+                if c.passage.is_some_and(|e| e.passage < end) {
+                    bound += c.passage_bound;
+                }
+            }
+            if bound < threshold {
+                let matched = count_sections(query, &mut cursors, end, passages, &mut positions);
+                let fallback = matched == 0
+                    && doc_score > 0.0
+                    && query.phrases.is_empty()
+                    && stats.passage_count.to_native() > 0;
+                total += if fallback { 1 } else { matched };
+                continue;
+            }
+            loop {
+                let p = cursors
+                    .iter()
+                    .filter_map(|c| c.passage.map(|e| e.passage))
+                    .filter(|&p| p < end)
+                    .min();
+                let Some(p) = p else { break };
+                let passage = &passages[p as usize];
+                let mut candidate = Candidate::new(p, passage);
+                let mut blocks: [&[u8]; query::MAX_TERMS] = [&[]; query::MAX_TERMS];
+                for (i, c) in cursors.iter_mut().enumerate() {
+                    if let Some(e) = c.passage.filter(|e| e.passage == p) {
+                        let mut tf = 0.0;
+                        for f in 0..PASSAGE_FIELDS {
+                            if e.tf[f] > 0 {
+                                let len = passage.lengths[f].to_native() as f32;
+                                let norm = 1.0 - params.passage_b[f]
+                                    + params.passage_b[f] * len / passage_avg[f];
+                                tf += params.passage_weights[f] * e.tf[f] as f32 / norm.max(1e-3);
+                            }
+                        }
+                        let mut score = c.weight * c.passage_idf * tf / (params.k1 + tf);
+                        if e.tf[P_HEADING] > 0 {
+                            let len = passage.lengths[P_HEADING].to_native() as f32;
+                            let norm = 1.0 - params.passage_b[P_HEADING]
+                                + params.passage_b[P_HEADING] * len / passage_avg[P_HEADING];
+                            score +=
+                                params.heading_bonus * c.weight * c.passage_idf / norm.max(1e-3);
+                        }
+                        candidate.score += score;
+                        candidate.local += if c.explained {
+                            score * params.explained_weight
+                        } else {
+                            score
+                        };
+                        blocks[i] = e.occurrences;
+                        let start = e.occurrences.as_ptr() as usize - postings_start;
+                        candidate.occurrences[i] = (start as u32, e.occurrences.len() as u32);
+                        c.passage = c.passages.next();
+                    }
+                }
+                if !query.phrases.is_empty() && !phrases_match(query, &blocks, &mut positions) {
+                    continue;
+                }
+                let bonus = params.proximity * proximity(&pairs, &cursors, &blocks, params);
+                candidate.score += bonus;
+                candidate.local += bonus;
+                buffer.push(candidate);
+            }
+            if buffer.is_empty() && doc_score > 0.0 && query.phrases.is_empty() {
+                // The document matches only by its title, name or description: point at its
+                // beginning.
+                let first = stats.first_passage.to_native();
+                if stats.passage_count.to_native() > 0 {
+                    buffer.push(Candidate::new(first, &passages[first as usize]));
+                }
+            }
+            if buffer.is_empty() {
+                continue;
+            }
+            // One hit per section: passages of one section (split over chunks) are adjacent.
+            let sections = 1 + buffer
+                .windows(2)
+                .filter(|w| w[0].heading != w[1].heading)
+                .count();
+            total += sections;
+            let best = buffer.iter().map(|c| c.score).fold(f32::MIN, f32::max)
+                + params.doc_weight * doc_score;
+            if best < threshold {
+                continue;
+            }
+            // The document's hits carry its best scores, best first; which sections they
+            // name is decided by the local score, where the words the title already explains
+            // count less.
+            scores.clear();
+            scores.extend(
+                buffer
+                    .iter()
+                    .map(|c| c.score + params.doc_weight * doc_score),
+            );
+            scores.sort_by(|a, b| b.total_cmp(a));
+            order.clear();
+            order.extend(0..buffer.len() as u32);
+            order.sort_by(|&a, &b| {
+                let (a, b) = (&buffer[a as usize], &buffer[b as usize]);
+                b.local.total_cmp(&a.local).then(a.passage.cmp(&b.passage))
+            });
+            // Later hits of the document are damped.
+            let mut factor = 1.0;
+            let mut rank = 0;
+            for (i, &k) in order.iter().enumerate() {
+                let c = buffer[k as usize];
+                if order[..i]
+                    .iter()
+                    .any(|&b| buffer[b as usize].heading == c.heading)
+                {
+                    continue;
+                }
+                let score = scores[rank] * factor;
+                if score < threshold {
+                    break;
+                }
+                top.push(Candidate { score, ..c });
+                rank += 1;
+                factor *= params.same_document_decay;
+            }
+            if top.len() >= keep * 2 + 8 {
+                sort_candidates(&mut top);
+                top.truncate(keep);
+                threshold = top.last().map_or(f32::MIN, |c| c.score);
+            }
+        }
+        sort_candidates(&mut top);
+        top.truncate(keep);
+        (top, total)
+    }
+
+    /// Documents of `kind`: skill documents and references come first in the catalog,
+    /// docs after them.
+    fn kind_range(&self, kind: Kind) -> Range<u32> {
+        let documents = self.archive.documents.as_slice();
+        let first_doc = documents.partition_point(|d| d.kind != ArchivedDocKind::Doc) as u32;
+        match kind {
+            Kind::Skills => 0..first_doc,
+            Kind::Docs => first_doc..documents.len() as u32,
+            Kind::All => 0..documents.len() as u32,
+        }
+    }
+
+    fn hit(&self, query: &Query<'_>, candidate: &Candidate<'_>) -> Hit {
+        let passage = &self.archive.search.passages[candidate.passage as usize];
+        let document = passage.document.to_native();
+        let heading = passage.heading.to_native();
+        let text = self.text(self.document(document));
+        let postings = self.archive.search.postings.as_slice();
+        let blocks: [&[u8]; query::MAX_TERMS] = candidate.occurrences.map(|(start, len)| {
+            postings
+                .get(start as usize..(start + len) as usize)
+                .unwrap_or_default()
+        });
+        let range = snippet::choose(query, text, passage, &blocks);
+        Hit {
+            document,
+            passage: candidate.passage,
+            chunk: candidate.chunk,
+            heading: (heading != NO_HEADING).then_some(heading),
+            score: candidate.score,
+            snippet: range,
+        }
+    }
+
+    pub fn document(&self, index: u32) -> &'a ArchivedDocument {
+        &self.archive.documents[index as usize]
+    }
+
+    /// The text of a document (UTF-8, checked at build time).
+    pub fn text(&self, document: &ArchivedDocument) -> &'a str {
+        let start = document.content.offset.to_native() as usize;
+        let end = start + document.content.len.to_native() as usize;
+        self.content
+            .get(start..end)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or_default()
+    }
+
+    pub fn passage(&self, index: u32) -> &'a ArchivedPassage {
+        &self.archive.search.passages[index as usize]
+    }
+
+    /// The headings from the document's top down to the hit's own heading.
+    pub fn heading_path(&self, hit: &Hit) -> Vec<&'a ArchivedHeading> {
+        let outline = self.document(hit.document).outline.as_slice();
+        let Some(h) = hit.heading else {
+            return Vec::new();
+        };
+        let h = h as usize;
+        let Some(own) = outline.get(h) else {
+            return Vec::new();
+        };
+        let mut path = vec![own];
+        let mut level = own.level;
+        for heading in outline[..h].iter().rev() {
+            if heading.level < level && heading.end.to_native() >= own.end.to_native() {
+                path.push(heading);
+                level = heading.level;
+            }
+        }
+        path.reverse();
+        path
+    }
+}
+
+/// Walk the passages of a document that cannot make the page, only counting its hits
+/// (sections with a matching passage) as the ranking would.
+fn count_sections(
+    query: &Query<'_>,
+    cursors: &mut [TermCursor<'_>],
+    end: u32,
+    passages: &[ArchivedPassage],
+    positions: &mut [Vec<u32>],
+) -> usize {
+    let mut count = 0;
+    let mut last_heading = None;
+    loop {
+        let p = cursors
+            .iter()
+            .filter_map(|c| c.passage.map(|e| e.passage))
+            .filter(|&p| p < end)
+            .min();
+        let Some(p) = p else { break };
+        let mut blocks: [&[u8]; query::MAX_TERMS] = [&[]; query::MAX_TERMS];
+        for (i, c) in cursors.iter_mut().enumerate() {
+            if let Some(e) = c.passage.filter(|e| e.passage == p) {
+                blocks[i] = e.occurrences;
+                c.passage = c.passages.next();
+            }
+        }
+        if !query.phrases.is_empty() && !phrases_match(query, &blocks, positions) {
+            continue;
+        }
+        let heading = passages[p as usize].heading.to_native();
+        if last_heading != Some(heading) {
+            count += 1;
+            last_heading = Some(heading);
+        }
+    }
+    count
+}
+
+/// Best first; ties in catalog order, so results are deterministic.
+fn sort_candidates(candidates: &mut [Candidate<'_>]) {
+    candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.passage.cmp(&b.passage)));
+}
+
+/// Pairs of query terms that are neighbours in the query (words and identifier parts).
+fn proximity_pairs(query: &Query<'_>) -> Vec<(usize, usize)> {
+    use crate::analyze::TermKind;
+    let mut order: Vec<usize> = (0..query.terms.len())
+        .filter(|&i| {
+            let t = &query.terms[i];
+            t.weight > 0.0 && matches!(t.kind, TermKind::Word | TermKind::Part)
+        })
+        .collect();
+    order.sort_by_key(|&i| query.terms[i].position);
+    order.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+/// Sum over neighbouring query terms found near each other: `min idf / distance`.
+fn proximity(
+    pairs: &[(usize, usize)],
+    cursors: &[TermCursor<'_>],
+    occurrences: &[&[u8]; query::MAX_TERMS],
+    params: &Params,
+) -> f32 {
+    let mut bonus = 0.0;
+    for &(a, b) in pairs {
+        if occurrences[a].is_empty() || occurrences[b].is_empty() {
+            continue;
+        }
+        let mut xs = [0u32; MAX_OCCURRENCES];
+        let mut ys = [0u32; MAX_OCCURRENCES];
+        let nx = fill(&mut xs, occurrences[a]);
+        let ny = fill(&mut ys, occurrences[b]);
+        let (mut i, mut j, mut best) = (0, 0, u32::MAX);
+        while i < nx && j < ny && best > 1 {
+            best = best.min(xs[i].abs_diff(ys[j]).max(1));
+            if xs[i] < ys[j] {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+        if best <= params.proximity_window {
+            let idf = cursors[a].passage_idf.min(cursors[b].passage_idf);
+            bonus += idf / best as f32;
+        }
+    }
+    bonus
+}
+
+fn fill(out: &mut [u32; MAX_OCCURRENCES], block: &[u8]) -> usize {
+    let mut n = 0;
+    for o in Occurrences::new(block).take(MAX_OCCURRENCES) {
+        out[n] = o.position;
+        n += 1;
+    }
+    n
+}
+
+/// Whether every quoted phrase occurs in the passage, word by word.
+fn phrases_match(
+    query: &Query<'_>,
+    occurrences: &[&[u8]; query::MAX_TERMS],
+    positions: &mut [Vec<u32>],
+) -> bool {
+    for phrase in &query.phrases {
+        if phrase
+            .terms
+            .iter()
+            .any(|&(term, _)| occurrences[term].is_empty())
+        {
+            return false;
+        }
+        for &(term, _) in &phrase.terms {
+            positions[term].clear();
+            positions[term].extend(Occurrences::new(occurrences[term]).map(|o| o.position));
+        }
+        let (first, first_offset) = phrase.terms[0];
+        let found = positions[first].iter().any(|&p| {
+            let start = p.wrapping_sub(first_offset);
+            phrase.terms.iter().all(|&(term, offset)| {
+                positions[term]
+                    .binary_search(&start.wrapping_add(offset))
+                    .is_ok()
+            })
+        });
+        if !found {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,115 @@
+//! Snippets: an exact excerpt of the hit's passage around the densest cluster of matched
+//! query terms. Exact (not reflowed or ellipsised) so that an agent can find it verbatim
+//! in the chunk it reads next.
+
+use std::ops::Range;
+
+use super::query::{MAX_TERMS, Query};
+use crate::model::ArchivedPassage;
+use crate::postings::Occurrences;
+
+/// Target snippet length in bytes.
+pub const SNIPPET_BYTES: usize = 220;
+/// Context kept before the first matched term.
+const LEAD_BYTES: usize = 60;
+const MAX_MATCHES: usize = 128;
+
+/// Byte range of the snippet in the document `text`.
+pub fn choose(
+    query: &Query<'_>,
+    text: &str,
+    passage: &ArchivedPassage,
+    occurrences: &[&[u8]; MAX_TERMS],
+) -> Range<usize> {
+    let start = (passage.start.to_native() as usize).min(text.len());
+    let end = (passage.end.to_native() as usize).clamp(start, text.len());
+    let passage_text = &text[start..end];
+
+    // (offset in passage, term) of every occurrence, in text order.
+    let mut matches = [(0u32, 0u8); MAX_MATCHES];
+    let mut n = 0;
+    for (term, block) in occurrences.iter().enumerate().take(query.terms.len()) {
+        if query.terms[term].weight == 0.0 {
+            continue;
+        }
+        for o in Occurrences::new(block) {
+            if n == MAX_MATCHES {
+                break;
+            }
+            matches[n] = (o.offset, term as u8);
+            n += 1;
+        }
+    }
+    let matches = &mut matches[..n];
+    matches.sort_unstable();
+
+    // The window of SNIPPET_BYTES - LEAD_BYTES covering the most distinct terms.
+    let span = (SNIPPET_BYTES - LEAD_BYTES) as u32;
+    let mut best = (0usize, 0u32);
+    for i in 0..matches.len() {
+        let mut seen = 0u32;
+        for m in matches[i..]
+            .iter()
+            .take_while(|m| m.0 - matches[i].0 <= span)
+        {
+            seen |= 1 << m.1;
+        }
+        if seen.count_ones() > best.1.count_ones() {
+            best = (i, seen);
+        }
+    }
+    let anchor = matches.get(best.0).map_or(0, |m| m.0 as usize);
+    let lead = if matches.is_empty() { 0 } else { LEAD_BYTES };
+    let from = excerpt_start(passage_text, anchor.saturating_sub(lead), anchor);
+    let to = excerpt_end(passage_text, from + SNIPPET_BYTES);
+    let (from, to) = trim(passage_text, from, to);
+    start + from..start + to
+}
+
+/// A start at a word boundary at or after `at` (but not past `anchor`), on the same
+/// paragraph as the anchor when there is a blank line in between.
+fn excerpt_start(text: &str, at: usize, anchor: usize) -> usize {
+    let mut anchor = anchor.min(text.len());
+    while !text.is_char_boundary(anchor) {
+        anchor -= 1;
+    }
+    let mut at = at.min(anchor);
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    if let Some(blank) = text[at..anchor].rfind("\n\n") {
+        at += blank + 2;
+    }
+    if at > 0 && at < anchor {
+        // Move past a partial word.
+        if let Some(space) = text[at..anchor].find(char::is_whitespace) {
+            let prev = text[..at].chars().next_back();
+            if prev.is_some_and(|c| !c.is_whitespace()) {
+                at += space + 1;
+            }
+        }
+    }
+    at.min(anchor)
+}
+
+/// An end at a word boundary at or before `at`.
+fn excerpt_end(text: &str, at: usize) -> usize {
+    if at >= text.len() {
+        return text.len();
+    }
+    let mut at = at;
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    match text[..at].rfind(char::is_whitespace) {
+        Some(space) if space > at.saturating_sub(40) => space,
+        _ => at,
+    }
+}
+
+fn trim(text: &str, from: usize, to: usize) -> (usize, usize) {
+    let slice = &text[from..to.max(from)];
+    let lead = slice.len() - slice.trim_start().len();
+    let trimmed = slice.trim();
+    (from + lead, from + lead + trimmed.len())
+}

@@ -1,0 +1,323 @@
+//! The engine on a small catalog compiled in-process.
+
+use super::*;
+use crate::compile::{self, Config};
+
+/// A compiled fixture, leaked so that it can be searched as a `'static` catalog.
+pub(crate) fn fixture() -> Catalog {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "skills/pdf-forms/SKILL.md",
+        "---\nname: pdf-forms\ndescription: Fill in PDF forms and extract their fields. Use when a user hands you a PDF form.\n---\n\n\
+         # PDF forms\n\nRead the form, then fill it.\n\n## Filling fields\n\nCall `fill_form_fields` with a map of field names.\n\n\
+         ## Flattening\n\nFlatten the form so that nobody edits it afterwards.\n\n\
+         ## Files\n\n- `reference/checkboxes.md` - tickbox states\n",
+    );
+    write(
+        "skills/pdf-forms/reference/checkboxes.md",
+        "# Checkboxes\n\nA checkbox field takes `/Yes` or `/Off`.\n\n## Radio groups\n\nRadio buttons share one field name.\n",
+    );
+    write(
+        "skills/slides/SKILL.md",
+        "---\nname: slides\ndescription: Build slide decks with a consistent theme.\n---\n\n# Slides\n\nPick a theme first.\n",
+    );
+    write(
+        "docs/guide.md",
+        "# Guide\n\nThis guide explains the collections.\n\n## Hash maps\n\nUse `HashMap::new` to create one; \
+         `std::collections::HashMap` stores keys with values.\n\n### Entry API\n\nThe entry API inserts a key only if it is absent: \
+         `map.entry(key).or_insert(0)`.\n\n## Reading files\n\nCall `read_to_string` to read a whole file into a String. Große Dateien? \
+         Naïve readers fail on them.\n",
+    );
+    write(
+        "docs/other.md",
+        "# Other\n\nNothing about maps here, only the hash of a file and a word on reading.\n",
+    );
+    let mut padding = String::from("# Long\n\n");
+    for i in 0..40 {
+        padding.push_str(&format!(
+            "## Part {i}\n\nfiller text about widgets number {i}.\n\n"
+        ));
+    }
+    write("docs/long.md", &padding);
+    let config = Config::for_dirs(dir.path().join("skills"), dir.path().join("docs"));
+    let output = compile::compile(&config).expect("the fixture compiles");
+    Catalog::from_compiled(output).expect("the fixture's archive validates")
+}
+
+fn search(catalog: &Catalog, query: &str, kind: Kind, limit: usize) -> (Index<'static>, Results) {
+    let index = Index::from(catalog);
+    let results = index.search(&Request {
+        query,
+        kind,
+        offset: 0,
+        limit,
+    });
+    (index, results)
+}
+
+/// `(document uri, anchor of the hit's section)` of every hit.
+fn hits(index: &Index<'_>, results: &Results) -> Vec<(String, String)> {
+    results
+        .hits
+        .iter()
+        .map(|hit| {
+            let uri = index.document(hit.document).uri.to_string();
+            let anchor = index
+                .heading_path(hit)
+                .last()
+                .map(|h| h.anchor.to_string())
+                .unwrap_or_default();
+            (uri, anchor)
+        })
+        .collect()
+}
+
+#[test]
+fn finds_the_most_specific_section() {
+    let catalog = fixture();
+    let (index, results) = search(&catalog, "insert a key only if absent", Kind::All, 5);
+    assert_eq!(
+        hits(&index, &results)[0],
+        ("resource://docs/guide.md".into(), "entry-api".into())
+    );
+    let path: Vec<&str> = index
+        .heading_path(&results.hits[0])
+        .iter()
+        .map(|h| h.text.as_str())
+        .collect();
+    assert_eq!(path, ["Guide", "Hash maps", "Entry API"]);
+}
+
+#[test]
+fn code_identifiers_match_whole_and_by_parts() {
+    let catalog = fixture();
+    for query in ["read_to_string", "read to string", "ReadToString"] {
+        let (index, results) = search(&catalog, query, Kind::All, 3);
+        assert_eq!(
+            hits(&index, &results)[0],
+            ("resource://docs/guide.md".into(), "reading-files".into()),
+            "{query}"
+        );
+    }
+    let (index, results) = search(&catalog, "std::collections::HashMap", Kind::All, 3);
+    assert_eq!(hits(&index, &results)[0].1, "hash-maps");
+    let (index, results) = search(&catalog, "hash map", Kind::All, 3);
+    assert_eq!(hits(&index, &results)[0].1, "hash-maps");
+}
+
+#[test]
+fn quoted_phrases_must_appear() {
+    let catalog = fixture();
+    let (index, results) = search(&catalog, "\"whole file\"", Kind::All, 10);
+    assert_eq!(
+        hits(&index, &results),
+        [(
+            "resource://docs/guide.md".to_owned(),
+            "reading-files".to_owned()
+        )]
+    );
+    // The same words, not adjacent in this order: no hit.
+    let (_, results) = search(&catalog, "\"file whole\"", Kind::All, 10);
+    assert!(results.hits.is_empty());
+    let (_, results) = search(&catalog, "\"file unheardofword\"", Kind::All, 10);
+    assert!(results.hits.is_empty());
+    assert_eq!(results.unknown, ["unheardofword"]);
+}
+
+#[test]
+fn kind_filters_documents() {
+    let catalog = fixture();
+    let (index, results) = search(&catalog, "field", Kind::Skills, 10);
+    assert!(!results.hits.is_empty());
+    assert!(
+        results
+            .hits
+            .iter()
+            .all(|h| index.document(h.document).kind != ArchivedDocKind::Doc)
+    );
+    let (index, results) = search(&catalog, "file", Kind::Docs, 10);
+    assert!(!results.hits.is_empty());
+    assert!(
+        results
+            .hits
+            .iter()
+            .all(|h| index.document(h.document).kind == ArchivedDocKind::Doc)
+    );
+    let (_, results) = search(&catalog, "checkbox", Kind::Docs, 10);
+    assert!(results.hits.is_empty());
+}
+
+#[test]
+fn skill_descriptions_count() {
+    let catalog = fixture();
+    // "hands" occurs only in the description of pdf-forms.
+    let (index, results) = search(&catalog, "user hands you a form", Kind::All, 3);
+    assert_eq!(
+        index.document(results.hits[0].document).uri.as_str(),
+        "resource://skills/pdf-forms/document"
+    );
+}
+
+#[test]
+fn lines_that_name_a_document_describe_it() {
+    // "tickbox" occurs only in the SKILL.md line that names reference/checkboxes.md: the
+    // reference is found by it (anchor text), not only the line itself.
+    let catalog = fixture();
+    let (index, results) = search(&catalog, "tickbox states", Kind::All, 5);
+    let found = hits(&index, &results);
+    assert!(
+        found
+            .iter()
+            .any(|(uri, _)| uri == "resource://skills/pdf-forms/references/reference-checkboxes"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn pages_concatenate_to_the_full_ranking() {
+    let catalog = fixture();
+    let index = Index::from(&catalog);
+    let request = |offset, limit| Request {
+        query: "filler widgets number",
+        kind: Kind::All,
+        offset,
+        limit,
+    };
+    let all = index.search(&request(0, 30));
+    assert_eq!(all.hits.len(), 30);
+    assert!(all.has_more && all.total == 40, "{}", all.total);
+    let mut paged = Vec::new();
+    for page in 0..3 {
+        let results = index.search(&request(page * 10, 10));
+        assert_eq!(results.total, all.total);
+        assert!(results.has_more);
+        paged.extend(results.hits);
+    }
+    assert_eq!(paged, all.hits);
+    let last = index.search(&request(30, 10));
+    assert_eq!(last.hits.len(), 10);
+    assert!(!last.has_more);
+    assert!(index.search(&request(40, 10)).hits.is_empty());
+}
+
+#[test]
+fn snippets_are_exact_excerpts_of_the_hit_chunk() {
+    let catalog = fixture();
+    let index = Index::from(&catalog);
+    let queries = [
+        "file",
+        "reading",
+        "Große Dateien",
+        "naive",
+        "hash",
+        "checkbox yes",
+        "theme",
+        "widgets 17",
+        "the",
+        "PDF forms",
+    ];
+    for query in queries {
+        let results = index.search(&Request {
+            query,
+            kind: Kind::All,
+            offset: 0,
+            limit: 50,
+        });
+        assert!(!results.hits.is_empty(), "{query}");
+        for hit in &results.hits {
+            let document = index.document(hit.document);
+            let chunk = &document.chunks[hit.chunk as usize];
+            let text = index.text(document);
+            let chunk_text =
+                &text[chunk.start.to_native() as usize..chunk.end.to_native() as usize];
+            let snippet = &text[hit.snippet.clone()];
+            assert!(!snippet.trim().is_empty(), "{query}: empty snippet");
+            assert!(
+                snippet.len() <= snippet::SNIPPET_BYTES,
+                "{query}: {snippet:?}"
+            );
+            assert!(chunk_text.contains(snippet), "{query}: {snippet:?}");
+        }
+    }
+}
+
+#[test]
+fn hostile_queries_do_not_panic() {
+    let catalog = fixture();
+    let index = Index::from(&catalog);
+    let mut queries: Vec<String> = vec![
+        String::new(),
+        "   ".into(),
+        "\"".into(),
+        "\"\"".into(),
+        "\"\" \"".into(),
+        "?!…".into(),
+        "::".into(),
+        "a-".into(),
+        "-a".into(),
+        "_".into(),
+        "é".repeat(2000),
+        "word ".repeat(500),
+        "\u{0}\u{feff}x".into(),
+        "東京 hash".into(),
+    ];
+    // Every prefix of a query with multi-byte characters and quotes.
+    let text = "Größe \"hash map\" read_to_string 東京::x-y/z";
+    for (i, _) in text.char_indices() {
+        queries.push(text[..i].to_owned());
+    }
+    for query in &queries {
+        for kind in [Kind::All, Kind::Skills, Kind::Docs] {
+            let results = index.search(&Request {
+                query,
+                kind,
+                offset: 3,
+                limit: 7,
+            });
+            assert!(results.hits.len() <= 7);
+        }
+    }
+    let empty = index.search(&Request {
+        query: "?!",
+        kind: Kind::All,
+        offset: 0,
+        limit: 10,
+    });
+    assert!(empty.empty_query && empty.hits.is_empty());
+    let nonsense = index.search(&Request {
+        query: "qwxzzy plorbnak",
+        kind: Kind::All,
+        offset: 0,
+        limit: 10,
+    });
+    assert!(!nonsense.empty_query && nonsense.hits.is_empty());
+    assert_eq!(nonsense.unknown, ["qwxzzy", "plorbnak"]);
+}
+
+#[test]
+fn only_stopwords_still_search() {
+    let catalog = fixture();
+    // Every word is a stopword: they are searched rather than dropped.
+    let (_, results) = search(&catalog, "to the", Kind::All, 5);
+    assert!(!results.hits.is_empty() && results.unknown.is_empty());
+}
+
+#[test]
+fn index_is_deterministic() {
+    let a = fixture();
+    let b = fixture();
+    let (x, y) = (&a.archive().search, &b.archive().search);
+    assert_eq!(x.postings.as_slice(), y.postings.as_slice());
+    assert_eq!(x.terms.len(), y.terms.len());
+    assert!(
+        x.terms
+            .iter()
+            .zip(y.terms.iter())
+            .all(|(s, t)| s.text == t.text)
+    );
+}
