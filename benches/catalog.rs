@@ -259,10 +259,7 @@ fn completion(c: &mut Criterion, subjects: &[Subject]) {
     let request = |template: &str, name: &str, value: &str| {
         CompleteRequestParams::new(
             Reference::for_resource(template),
-            ArgumentInfo {
-                name: name.into(),
-                value: value.into(),
-            },
+            ArgumentInfo::new(name, value),
         )
     };
     let mut group = c.benchmark_group("completion");
