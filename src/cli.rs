@@ -337,9 +337,14 @@ fn serve_http(catalog: Catalog, addr: SocketAddr, args: &HttpArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Many clients at once: use every core the process may use. Counted before the
+    // sandbox closes in: the count reads the cgroup CPU quota from /proc and /sys, which
+    // Landlock would refuse, and the runtime would then size itself to every CPU of the
+    // machine instead of the container's share.
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     crate::sandbox::restrict().log();
-    // Many clients at once: use every core.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
         .enable_all()
         .build()
     {
@@ -349,7 +354,11 @@ fn serve_http(catalog: Catalog, addr: SocketAddr, args: &HttpArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(http::serve(SkillpackServer::new(catalog), listener, options)) {
+    match runtime.block_on(http::serve(
+        SkillpackServer::new(catalog),
+        listener,
+        options,
+    )) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("skillpack: {error}");

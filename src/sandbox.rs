@@ -15,6 +15,10 @@
 //! - restrict **before** other threads start: until Landlock ABI 8 (`TSYNC`) the kernel
 //!   restricts only the calling thread and the threads it spawns afterwards. The status
 //!   reports when other threads were already running.
+//!
+//! [`restrict`] also gets the C library's one lazy file read out of the way first (see
+//! [`settle_allocator`]), so that serving really makes no file syscall, not even a refused
+//! one.
 
 use serde_json::{Value, json};
 
@@ -118,6 +122,7 @@ impl Status {
 
 /// Restrict the calling thread (and every thread it spawns from now on) for good.
 pub fn restrict() -> Status {
+    settle_allocator();
     #[cfg(target_os = "linux")]
     let threads = thread_count();
     #[cfg(not(target_os = "linux"))]
@@ -215,6 +220,41 @@ fn restrict_with(_threads: Option<usize>) -> Status {
         level: Level::Unavailable,
         all_threads: false,
         detail: "only Linux (Landlock) is sandboxed".to_owned(),
+    }
+}
+
+/// glibc's malloc opens `/proc/sys/vm/overcommit_memory` the first time it hands memory of
+/// a thread's arena back to the kernel (`shrink_heap`), and remembers the answer for the
+/// life of the process. In a multi-threaded server that first time comes at some request
+/// long after start-up: a file syscall in the middle of serving (refused by Landlock, and
+/// glibc then falls back to `MADV_DONTNEED`, so harmless, but a file syscall all the same).
+/// Make it happen now, while files may still be opened: a short-lived thread, which gets
+/// an arena of its own, grows that arena's heap past the trim threshold (128 KiB) with
+/// blocks below the mmap threshold, and frees them. It exits before [`thread_count`] looks.
+/// With another C library this is a few allocations and nothing else.
+fn settle_allocator() {
+    #[cfg(target_os = "linux")]
+    let before = thread_count();
+    let warm_up = std::thread::Builder::new()
+        .name("malloc-settle".to_owned())
+        .spawn(|| {
+            let blocks: Vec<Vec<u8>> = (0..8).map(|_| Vec::with_capacity(96 * 1024)).collect();
+            drop(std::hint::black_box(blocks));
+        });
+    if let Ok(thread) = warm_up {
+        let _ = thread.join();
+    }
+    // `join` returns when the thread has stopped running, a moment before the kernel
+    // drops it from `/proc/self/task`; wait for that (briefly), or the restriction would
+    // be reported as not covering every thread.
+    #[cfg(target_os = "linux")]
+    if let Some(before) = before {
+        for _ in 0..200 {
+            if thread_count().is_none_or(|now| now <= before) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(500));
+        }
     }
 }
 

@@ -18,6 +18,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::http::{HttpServer, STEP, connect_legacy, connect_modern, request};
 use common::raw::RawSession;
 use rmcp::model::{PaginatedRequestParams, ReadResourceRequestParams};
 use serde_json::{Value, json};
@@ -63,7 +64,18 @@ struct Trace {
     restrict: Option<String>,
 }
 
-fn read_trace(path: &Path) -> Trace {
+/// The initialize answer on stdout: from here on, no file syscalls.
+fn initialize_answer(write: &str) -> bool {
+    write.contains(r#"\"protocolVersion\""#) && write.contains(r#"\"result\""#)
+}
+
+/// The HTTP server's "serving" log line on stderr: from here on, no file syscalls.
+fn serving_http(write: &str) -> bool {
+    write.starts_with("write(2,") && write.contains("serving MCP over Streamable HTTP")
+}
+
+/// Split the trace at the first write that `marker` accepts.
+fn read_trace(path: &Path, marker: fn(&str) -> bool) -> Trace {
     let text = std::fs::read_to_string(path).expect("read the strace output");
     let mut trace = Trace {
         before: Vec::new(),
@@ -86,10 +98,7 @@ fn read_trace(path: &Path) -> Trace {
         };
         match name {
             "write" | "writev" => {
-                if !answered
-                    && rest.contains(r#"\"protocolVersion\""#)
-                    && rest.contains(r#"\"result\""#)
-                {
+                if !answered && marker(rest) {
                     answered = true;
                 }
             }
@@ -102,22 +111,26 @@ fn read_trace(path: &Path) -> Trace {
             _ => trace.before.push(line.to_owned()),
         }
     }
-    assert!(answered, "no initialize response in the trace:\n{text}");
+    assert!(
+        answered,
+        "the trace never reached the point after which no file may be touched:\n{text}"
+    );
     trace
 }
 
-fn check(trace: &Trace) {
+/// No file syscall after the marker; the trace saw `startup_open` (a path the server opens
+/// before it, so an empty `after` means something); Landlock restricted the process first.
+fn check(trace: &Trace, startup_open: &str) {
     assert!(
         trace.after.is_empty(),
-        "the server touched the filesystem after answering initialize:\n{}",
+        "the server touched the filesystem after it started serving:\n{}",
         trace.after.join("\n")
     );
-    // The trace caught the server's own opens, so an empty `after` means something.
     assert!(
         trace
             .before
             .iter()
-            .any(|l| l.contains("openat(") && l.contains("/proc/self/fd/0")),
+            .any(|l| l.contains("openat(") && l.contains(startup_open)),
         "the trace missed the opens made at start-up; is strace following the server?\n{}",
         trace.before.join("\n")
     );
@@ -125,7 +138,7 @@ fn check(trace: &Trace) {
         0 => eprintln!("SKIP: the kernel has no Landlock; the restriction is not checked"),
         abi => {
             let call = trace.restrict.as_deref().unwrap_or_else(|| {
-                panic!("the kernel offers Landlock ABI {abi} but serve never restricted itself before answering")
+                panic!("the kernel offers Landlock ABI {abi} but serve never restricted itself before serving")
             });
             assert!(
                 call.ends_with("= 0"),
@@ -166,6 +179,175 @@ async fn a_full_session_touches_no_file_after_initialize() {
         .await
         .expect("initialize");
 
+    let reads = exercise(&client).await;
+    client.cancel().await.expect("close the session");
+    assert!(
+        reads > 50,
+        "only {reads} reads: the session did not cover the catalog"
+    );
+
+    check(&read_trace(&path, initialize_answer), "/proc/self/fd/0");
+}
+
+/// The same over Streamable HTTP (`serve --http`): after the server logs that it is
+/// serving, a whole session — a 2025-era client and a 2026-07-28 client through every
+/// surface, hostile requests, `/healthz`, then a graceful SIGTERM shutdown — makes no file
+/// syscall; and Landlock restricted the process before it started serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_http_session_touches_no_file_after_serving() {
+    if !strace_available() {
+        return;
+    }
+    let (_dir, path) = temp_trace("http.trace");
+    let mut server = HttpServer::start_command(
+        traced(&path),
+        "127.0.0.1:0",
+        &[],
+        // `info` for the "serving" line; rmcp logs every error answer at `warn`.
+        &[("RUST_LOG", "info,rmcp=error")],
+    );
+
+    let legacy = connect_legacy(&server.url(), None).await;
+    let mut requests = exercise(&legacy).await;
+    legacy.cancel().await.expect("close the legacy client");
+    let modern = connect_modern(&server.url(), None).await;
+    requests += other_surfaces(&modern).await;
+    common::read_text(&modern, "resource://docs/index.md").await;
+    modern.cancel().await.expect("close the modern client");
+    requests += hostile_http(server.addr).await;
+    assert!(
+        requests > 100,
+        "only {requests} requests: the session did not cover the catalog"
+    );
+
+    // Stop the server itself (strace's child) the way a supervisor does; strace exits with
+    // it, and the trace is complete.
+    let pid = child_of(server.pid()).expect("strace's child, the server");
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+    let status = server.wait_exit(STEP).expect("the server exits on SIGTERM");
+    assert!(status.success(), "exit {status:?}\n{}", server.log());
+
+    check(&read_trace(&path, serving_http), "/proc/self/task");
+}
+
+/// Raw requests no client library sends; each must be refused with a 4xx, none may touch
+/// a file. Returns the requests made.
+async fn hostile_http(addr: std::net::SocketAddr) -> usize {
+    let json = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let read = |uri: &str| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}})
+            .to_string()
+            .into_bytes()
+    };
+    let cases: Vec<(&str, &str, Vec<(&str, &str)>, Vec<u8>)> = vec![
+        ("POST", "/mcp", json.to_vec(), b"{not json".to_vec()),
+        ("POST", "/mcp", json.to_vec(), b"\xff\xfe\xfd".to_vec()),
+        (
+            "POST",
+            "/mcp",
+            json.to_vec(),
+            "[".repeat(100_000).into_bytes(),
+        ),
+        (
+            "POST",
+            "/mcp",
+            json.to_vec(),
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#.to_vec(),
+        ),
+        (
+            "POST",
+            "/mcp",
+            json.to_vec(),
+            br#"{"jsonrpc":"2.0","id":2,"method":"no/such"}"#.to_vec(),
+        ),
+        (
+            "POST",
+            "/mcp",
+            json.to_vec(),
+            br#"{"jsonrpc":"2.0","id":3,"result":{}}"#.to_vec(),
+        ),
+        (
+            "POST",
+            "/mcp",
+            json.to_vec(),
+            read("resource://docs/%2e%2e/%2e%2e/etc/passwd"),
+        ),
+        ("POST", "/mcp", json.to_vec(), read("/etc/passwd")),
+        (
+            "POST",
+            "/mcp",
+            json.to_vec(),
+            read("file:///proc/self/environ"),
+        ),
+        (
+            "POST",
+            "/mcp",
+            json.to_vec(),
+            read(&format!("resource://docs/{}", "a".repeat(100_000))),
+        ),
+        ("POST", "/mcp", json.to_vec(), vec![b'x'; 10 << 20]),
+        (
+            "POST",
+            "/mcp",
+            vec![("Content-Type", "text/plain")],
+            b"{}".to_vec(),
+        ),
+        (
+            "GET",
+            "/mcp",
+            vec![("Accept", "text/event-stream")],
+            Vec::new(),
+        ),
+        ("DELETE", "/mcp", Vec::new(), Vec::new()),
+        ("GET", "/../../etc/passwd", Vec::new(), Vec::new()),
+    ];
+    let count = cases.len() + 1;
+    for (method, path, headers, body) in cases {
+        let response = request(addr, method, path, &headers, &body).await;
+        assert!(
+            (200..500).contains(&response.status),
+            "{method} {path} {:.60}: {} {}",
+            String::from_utf8_lossy(&body),
+            response.status,
+            response.body
+        );
+    }
+    let health = request(addr, "GET", "/healthz", &[], b"").await;
+    assert_eq!(health.status, 200, "{}", health.body);
+    count
+}
+
+/// The process whose parent is `parent` (strace's one child), from `/proc/*/stat`.
+fn child_of(parent: u32) -> Option<u32> {
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
+            let ppid: u32 = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            (ppid == parent).then_some(pid)
+        })
+}
+
+/// Everything a client can ask: every list, every document and chunk the indexes name,
+/// hostile URIs, and every other surface. Returns the requests made.
+async fn exercise(client: &common::Client) -> usize {
     let mut uris: Vec<String> = Vec::new();
     let mut cursor = None;
     loop {
@@ -185,7 +367,7 @@ async fn a_full_session_touches_no_file_after_initialize() {
         .expect("resources/templates/list");
     // Every doc and every chunk of every document the indexes name.
     let docs_index: Value =
-        serde_json::from_str(&common::read_text(&client, "resource://catalog/docs_index").await)
+        serde_json::from_str(&common::read_text(client, "resource://catalog/docs_index").await)
             .unwrap();
     for doc in docs_index["docs"].as_array().unwrap() {
         uris.push(doc["uri"].as_str().unwrap().to_owned());
@@ -227,18 +409,11 @@ async fn a_full_session_touches_no_file_after_initialize() {
             "{bad}"
         );
     }
-    let calls = other_surfaces(&client).await;
+    let calls = other_surfaces(client).await;
     eprintln!(
         "traced session: {reads} resource reads, {calls} tool, prompt, completion and skills calls"
     );
-    reads += calls;
-    client.cancel().await.expect("close the session");
-    assert!(
-        reads > 50,
-        "only {reads} reads: the session did not cover the catalog"
-    );
-
-    check(&read_trace(&path));
+    reads + calls
 }
 
 /// Every other surface the server declares: tools, prompts, completion and the SEP-2640
@@ -378,7 +553,7 @@ fn hostile_input_touches_no_file_either() {
     s.assert_serving();
     let (status, stderr) = s.finish();
     assert!(status.success(), "{stderr}");
-    check(&read_trace(&path));
+    check(&read_trace(&path, initialize_answer), "/proc/self/fd/0");
 }
 
 #[test]

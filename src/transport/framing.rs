@@ -65,7 +65,8 @@ pub enum Incoming {
     Ignore(&'static str),
 }
 
-/// Classify one line (without its newline). Pure, so it is unit-tested and fuzzed.
+/// Classify one line (without its newline), or one HTTP body that rmcp could not read.
+/// Pure, so it is unit-tested and fuzzed.
 pub fn classify(line: &[u8]) -> Incoming {
     // RFC 8259 §8.1 lets parsers ignore a byte-order mark, as rmcp does.
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
@@ -87,7 +88,7 @@ pub fn classify(line: &[u8]) -> Incoming {
             ErrorData::new(
                 ErrorCode::PARSE_ERROR,
                 format!(
-                    "Parse error: the line is not JSON ({}); send one JSON-RPC message per line, UTF-8 encoded",
+                    "Parse error: the message is not JSON ({}); send each JSON-RPC message as one UTF-8 JSON object (one line on stdio, one body over HTTP)",
                     shorten(&error.to_string())
                 ),
                 None,
@@ -105,7 +106,7 @@ fn not_a_message(value: &Value, error: &serde_json::Error) -> Incoming {
         let message = match value {
             Value::Array(items) if items.is_empty() => "an empty JSON array is not a message",
             Value::Array(_) => {
-                "JSON-RPC batches are not supported (MCP removed them in 2025-06-18); send each message on its own line"
+                "JSON-RPC batches are not supported (MCP removed them in 2025-06-18); send each message on its own (one line on stdio, one POST over HTTP)"
             }
             _ => "a JSON-RPC message is a JSON object",
         };

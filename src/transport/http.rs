@@ -10,10 +10,11 @@
 //! 2. the optional bearer token (`SKILLPACK_AUTH_TOKEN`) — 401 before any body is read;
 //! 3. load shedding past `--max-concurrency` in-flight requests — 503 at once, no queue;
 //! 4. a whole-request timeout — 408 for clients that stall mid-request;
-//! 5. a stateless `Mcp-Session-Id` on legacy `initialize` answers (see
-//!    [`stateless_session_id`]);
-//! 6. rmcp: `Host` and `Origin` checks against DNS rebinding (403), the body size limit
-//!    (413), then MCP itself.
+//! 5. the body, read once under `--max-body-bytes` (413) by [`read_body`], which gives
+//!    legacy `initialize` answers a stateless `Mcp-Session-Id` and turns rmcp's answer to a
+//!    body it cannot read into a JSON-RPC error (400);
+//! 6. rmcp: `Host` and `Origin` checks against DNS rebinding (403), `Accept` (406) and
+//!    `Content-Type` (415) checks, then MCP itself.
 //!
 //! `GET /healthz` sits outside all of that: probes from kubelets and load balancers carry
 //! neither a token nor an allowed `Host`, and it reveals nothing `serverInfo` does not.
@@ -35,6 +36,9 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tower::{BoxError, ServiceBuilder};
 use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 
+use rmcp::model::{ErrorCode, ErrorData, JsonRpcMessage, ServerJsonRpcMessage};
+
+use super::framing::{self, Incoming};
 use crate::catalog::SERVER_VERSION;
 use crate::server::SkillpackServer;
 
@@ -213,7 +217,7 @@ pub fn router(server: SkillpackServer, options: &HttpOptions) -> Router {
         .timeout(options.request_timeout)
         .layer(middleware::from_fn_with_state(
             options.max_body_bytes,
-            stateless_session_id,
+            read_body,
         ))
         .service(StreamableHttpService::new(
             move || Ok(server.clone()),
@@ -297,32 +301,52 @@ async fn limit_error_response(error: BoxError) -> Response {
 }
 
 // ---------------------------------------------------------------------------------------
-// Sessions without state
+// The body: read once, bounded; stateless sessions; malformed messages
 
-/// Give each legacy `initialize` answer an `Mcp-Session-Id` that no replica keeps anything
-/// under. The 2025-era transport lets a server assign one; clients then send it back on
-/// every request, and since rmcp runs without sessions here, whichever replica receives it
-/// serves the request as if it had none — no affinity, no shared store. Without an id,
-/// clients and the conformance suite take the server for one that cannot multiplex
-/// requests. The id is random (not a counter), so it says nothing about the server.
+/// Read a POST body once, under `--max-body-bytes` (413 past it, before rmcp sees a byte),
+/// and hand it to rmcp with two corrections around it:
 ///
-/// The body has to be read to see the method; requests are small, and the limit is the
-/// same `--max-body-bytes` rmcp enforces after us.
-async fn stateless_session_id(
-    State(max_body_bytes): State<usize>,
-    request: Request,
-    next: Next,
-) -> Response {
+/// - **Sessions without state.** Each legacy `initialize` answer gets an `Mcp-Session-Id`
+///   that no replica keeps anything under. The 2025-era transport lets a server assign one;
+///   clients then send it back on every request, and since rmcp runs without sessions here,
+///   whichever replica receives it serves the request as if it had none — no affinity, no
+///   shared store. Without an id, clients and the conformance suite take the server for one
+///   that cannot multiplex requests. The id is random (not a counter), so it says nothing
+///   about the server.
+/// - **Malformed messages get JSON-RPC errors.** rmcp answers a JSON body it cannot read as
+///   a message (bad syntax, invalid UTF-8, deep nesting, a batch, a wrong `id`, params that
+///   do not fit the method…) with `415 Unsupported Media Type` and a line of text, which
+///   tells a client that sent `Content-Type: application/json` nothing it can act on. Such
+///   bodies are classified exactly as the stdio transport classifies lines
+///   ([`framing::classify`]) and answered with `400 Bad Request` and the same JSON-RPC error
+///   (`-32700`, `-32600` or `-32602`, with the request's id whenever it can be read). rmcp
+///   parses first, so well-formed requests are parsed once; only the rejected ones twice.
+///
+/// A byte-order mark before the JSON is dropped (RFC 8259 §8.1), as on stdio.
+async fn read_body(State(max_body_bytes): State<usize>, request: Request, next: Next) -> Response {
     if request.method() != Method::POST {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, max_body_bytes).await {
+    let declared_json = is_json(request.headers());
+    let (mut parts, body) = request.into_parts();
+    let mut bytes = match axum::body::to_bytes(body, max_body_bytes).await {
         Ok(bytes) => bytes,
         Err(error) => return unreadable_body(&error, max_body_bytes),
     };
+    if bytes.starts_with(BOM) {
+        bytes = bytes.slice(BOM.len()..);
+        parts
+            .headers
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(bytes.len()));
+    }
     let initialize = is_initialize(&bytes);
-    let mut response = next.run(Request::from_parts(parts, bytes.into())).await;
+    let mut response = next
+        .run(Request::from_parts(parts, bytes.clone().into()))
+        .await;
+    // With a JSON Content-Type, rmcp's only 415 is "fail to deserialize request body".
+    if declared_json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return malformed_message(&bytes);
+    }
     if initialize
         && response.status() == StatusCode::OK
         && !response.headers().contains_key(SESSION_ID)
@@ -333,6 +357,74 @@ async fn stateless_session_id(
         }
     }
     response
+}
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `Content-Type: application/json` (any parameters), the same test rmcp applies.
+fn is_json(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            value
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .eq_ignore_ascii_case("application/json")
+        })
+}
+
+/// The JSON-RPC error for a JSON body that is not an MCP message the server can take, as
+/// `400 Bad Request`. Unlike stdio, HTTP must answer notifications and responses too: the
+/// transport says to refuse input it cannot accept with an error status, and a JSON-RPC
+/// error without an id may go with it.
+fn malformed_message(body: &[u8]) -> Response {
+    let (error, id) = match framing::classify(body) {
+        Incoming::Answer(error, id) => (error, id),
+        Incoming::Ignore("blank line") => (
+            ErrorData::new(
+                ErrorCode::PARSE_ERROR,
+                "Parse error: the request body is empty; send one JSON-RPC message as JSON",
+                None,
+            ),
+            None,
+        ),
+        Incoming::Ignore(what) => (
+            ErrorData::invalid_request(
+                format!(
+                    "Invalid Request: the body is a {what}, which this server cannot accept; \
+                     send a JSON-RPC request (an object with `jsonrpc`, `id` and `method`)"
+                ),
+                None,
+            ),
+            None,
+        ),
+        // The classifier read a message that rmcp did not: refuse it all the same.
+        Incoming::Message(_) => (
+            ErrorData::invalid_request(
+                "Invalid Request: the body could not be read as an MCP message",
+                None,
+            ),
+            None,
+        ),
+    };
+    tracing::debug!(
+        code = error.code.0,
+        "answering a malformed HTTP message: {}",
+        error.message
+    );
+    let message: ServerJsonRpcMessage = JsonRpcMessage::error(error, id);
+    match serde_json::to_vec(&message) {
+        Ok(json) => (
+            StatusCode::BAD_REQUEST,
+            [(header::CONTENT_TYPE, "application/json")],
+            json,
+        )
+            .into_response(),
+        Err(_) => (StatusCode::BAD_REQUEST, "Bad Request\n").into_response(),
+    }
 }
 
 const SESSION_ID: &str = "mcp-session-id";

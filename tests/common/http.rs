@@ -15,7 +15,7 @@ use rmcp::service::{ClientLifecycleMode, serve_client_with_lifecycle};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{RoleClient, ServiceExt, service::RunningService};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 pub type HttpClient = RunningService<RoleClient, ()>;
@@ -39,7 +39,17 @@ impl HttpServer {
     }
 
     pub fn start_on(binary: &Path, addr: &str, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
-        let mut command = Command::new(binary);
+        Self::start_command(Command::new(binary), addr, args, env)
+    }
+
+    /// Start `command` (the binary, or a wrapper such as strace whose last argument is the
+    /// binary) with `serve --http ADDR` and `args` appended.
+    pub fn start_command(
+        mut command: Command,
+        addr: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> HttpServer {
         command
             .args(["serve", "--http", addr])
             .args(args)
@@ -93,6 +103,20 @@ impl HttpServer {
 
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// The server's resident and peak memory (`VmRSS`, `VmHWM`) in KiB, from `/proc`.
+    pub fn memory_kib(&self) -> (u64, u64) {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("read /proc/<pid>/status");
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+                .unwrap_or_else(|| panic!("{name} missing in /proc status"))
+        };
+        (field("VmRSS:"), field("VmHWM:"))
     }
 
     /// Everything the server wrote to stderr so far.
@@ -235,17 +259,23 @@ pub async fn request(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> RawResponse {
-    let mut stream = tokio::time::timeout(STEP, TcpStream::connect(addr))
+    let stream = tokio::time::timeout(STEP, TcpStream::connect(addr))
         .await
         .expect("connect timed out")
         .expect("connect");
     let head = request_head(addr, method, path, headers, body.len());
     let mut bytes = head.into_bytes();
     bytes.extend_from_slice(body);
-    // The server may answer (413, 401…) and close before reading a large body; the write
-    // failing then is expected, and the answer is still there to read.
-    let _ = stream.write_all(&bytes).await;
-    read_response(&mut stream).await
+    // Written while the answer is read: the server may answer (413, 401…) and close before
+    // reading a large body. The write failing then is expected, and the answer is still
+    // there to read.
+    let (mut read, mut write) = stream.into_split();
+    let send = async move {
+        let _ = write.write_all(&bytes).await;
+        write
+    };
+    let (_write, response) = tokio::join!(send, read_response(&mut read));
+    response
 }
 
 pub fn request_head(
@@ -285,7 +315,7 @@ async fn read_head(stream: &mut TcpStream) -> String {
 }
 
 /// Read a whole `Connection: close` response.
-pub async fn read_response(stream: &mut TcpStream) -> RawResponse {
+pub async fn read_response(stream: &mut (impl AsyncRead + Unpin)) -> RawResponse {
     let mut raw = Vec::new();
     // A reset after the response (server closed with unread request bytes) still leaves
     // the response in `raw`.
@@ -439,5 +469,125 @@ impl HeldRequest {
     /// Read what the server answers without sending the rest of the body.
     pub async fn response_without_finishing(mut self) -> RawResponse {
         read_response(&mut self.stream).await
+    }
+}
+
+/// One keep-alive HTTP/1.1 connection for many requests in turn (the load test's client):
+/// as little work per request as a client can do, so that the figures are the server's.
+pub struct KeepAlive {
+    addr: SocketAddr,
+    stream: tokio::io::BufReader<TcpStream>,
+    head: Vec<u8>,
+}
+
+impl KeepAlive {
+    pub async fn connect(addr: SocketAddr) -> KeepAlive {
+        let stream = tokio::time::timeout(STEP, TcpStream::connect(addr))
+            .await
+            .expect("connect timed out")
+            .expect("connect");
+        stream.set_nodelay(true).expect("TCP_NODELAY");
+        KeepAlive {
+            addr,
+            stream: tokio::io::BufReader::with_capacity(64 * 1024, stream),
+            head: Vec::with_capacity(512),
+        }
+    }
+
+    /// `POST path` with `headers` and `body`; returns the status and the body, or why the
+    /// exchange failed (the connection is unusable afterwards then).
+    pub async fn post(
+        &mut self,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Result<(u16, Vec<u8>), String> {
+        use std::io::Write as _;
+        self.head.clear();
+        write!(self.head, "POST {path} HTTP/1.1\r\nHost: {}\r\n", self.addr).unwrap();
+        for (key, value) in headers {
+            write!(self.head, "{key}: {value}\r\n").unwrap();
+        }
+        write!(self.head, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+        self.head.extend_from_slice(body);
+        let exchange = async {
+            let stream = self.stream.get_mut();
+            stream
+                .write_all(&self.head)
+                .await
+                .map_err(|e| format!("write: {e}"))?;
+            self.read().await
+        };
+        tokio::time::timeout(STEP, exchange)
+            .await
+            .map_err(|_| format!("no answer within {STEP:?}"))?
+    }
+
+    async fn read(&mut self) -> Result<(u16, Vec<u8>), String> {
+        let mut line = String::new();
+        let mut status = None;
+        let mut length = None;
+        let mut chunked = false;
+        loop {
+            line.clear();
+            let n = self
+                .stream
+                .read_line(&mut line)
+                .await
+                .map_err(|e| format!("read: {e}"))?;
+            if n == 0 {
+                return Err("connection closed by the server".to_owned());
+            }
+            let text = line.trim_end();
+            if status.is_none() {
+                status = text.split_whitespace().nth(1).and_then(|s| s.parse().ok());
+                if status.is_none() {
+                    return Err(format!("bad status line {text:?}"));
+                }
+                continue;
+            }
+            if text.is_empty() {
+                break;
+            }
+            if let Some((key, value)) = text.split_once(':') {
+                let value = value.trim();
+                if key.eq_ignore_ascii_case("content-length") {
+                    length = value.parse().ok();
+                } else if key.eq_ignore_ascii_case("transfer-encoding") {
+                    chunked = value.eq_ignore_ascii_case("chunked");
+                }
+            }
+        }
+        let status = status.unwrap();
+        let mut body = Vec::new();
+        if chunked {
+            loop {
+                line.clear();
+                self.stream
+                    .read_line(&mut line)
+                    .await
+                    .map_err(|e| format!("read: {e}"))?;
+                let size = usize::from_str_radix(line.trim(), 16)
+                    .map_err(|_| format!("bad chunk size {line:?}"))?;
+                let start = body.len();
+                body.resize(start + size + 2, 0);
+                self.stream
+                    .read_exact(&mut body[start..])
+                    .await
+                    .map_err(|e| format!("read: {e}"))?;
+                body.truncate(start + size);
+                if size == 0 {
+                    break;
+                }
+            }
+        } else {
+            let length = length.ok_or("a response without Content-Length")?;
+            body.resize(length, 0);
+            self.stream
+                .read_exact(&mut body)
+                .await
+                .map_err(|e| format!("read: {e}"))?;
+        }
+        Ok((status, body))
     }
 }
