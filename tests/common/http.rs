@@ -107,16 +107,7 @@ impl HttpServer {
 
     /// The server's resident and peak memory (`VmRSS`, `VmHWM`) in KiB, from `/proc`.
     pub fn memory_kib(&self) -> (u64, u64) {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
-            .expect("read /proc/<pid>/status");
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-                .unwrap_or_else(|| panic!("{name} missing in /proc status"))
-        };
-        (field("VmRSS:"), field("VmHWM:"))
+        super::hostile::memory_kib(self.pid())
     }
 
     /// Everything the server wrote to stderr so far.

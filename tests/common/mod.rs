@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod external;
+pub mod hostile;
 pub mod http;
 pub mod raw;
 pub mod tools;
