@@ -142,6 +142,13 @@ impl Catalog {
         self.archive.documents.as_slice()
     }
 
+    /// The docs (not skill documents): they sort after every skill document, so this is a
+    /// binary search, not a scan — start-up code uses it and must not touch every entry.
+    pub fn docs(&self) -> &'static [ArchivedDocument] {
+        let all = self.documents();
+        &all[all.partition_point(|d| d.kind != crate::model::ArchivedDocKind::Doc)..]
+    }
+
     pub fn document(&self, index: u32) -> &'static ArchivedDocument {
         &self.archive.documents[index as usize]
     }

@@ -10,7 +10,7 @@ use super::errors::{CatalogError, Code};
 use super::tools::{Args, ToolDef, definition};
 use crate::catalog::Catalog;
 use crate::contract::{LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, TOOL_LIST};
-use crate::model::{ArchivedDocKind, ArchivedDocument, ArchivedSkill};
+use crate::model::{ArchivedDocument, ArchivedSkill};
 
 pub const TOOL: ToolDef = ToolDef {
     name: TOOL_LIST,
@@ -227,9 +227,7 @@ fn skills(
 
 /// Docs (after the skill documents, sorted by path).
 fn docs(catalog: &Catalog, prefix: Option<&str>) -> Vec<&'static ArchivedDocument> {
-    let all = catalog.documents();
-    let first = all.partition_point(|d| d.kind != ArchivedDocKind::Doc);
-    let docs = &all[first..];
+    let docs = catalog.docs();
     let prefix = prefix.unwrap_or("");
     let start = docs.partition_point(|d| d.path.as_str() < prefix);
     docs[start..]

@@ -56,9 +56,11 @@ fn define(catalog: &Catalog) -> Tool {
         .map(|s| uri::skill_document(&s.id))
         .or_else(|| catalog.documents().first().map(|d| d.uri.to_string()))
         .unwrap_or_else(|| uri::CAPABILITIES.to_owned());
+    // Bounded: this runs at start-up, which must not touch every document of the archive.
     let chunk_example = catalog
         .documents()
         .iter()
+        .take(64)
         .find(|d| d.chunks.len() > 1)
         .map(|d| {
             format!(
