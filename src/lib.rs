@@ -19,7 +19,11 @@
 //! - **MCP handlers**: [`server::SkillpackServer`] implements rmcp's `ServerHandler` and
 //!   dispatches to one module per surface in [`cmd`] (resources, templates, tools, prompts,
 //!   completion, errors…).
-//! - **transports**: [`transport::stdio`].
+//! - **transports**: [`transport::stdio`] (one client; [`transport::framing`] reads
+//!   bounded lines, answers malformed ones and bounds requests in flight) and
+//!   [`transport::http`] (Streamable HTTP for shared deployments, stateless replicas).
+//! - **sandbox**: [`sandbox`] gives up filesystem access (Landlock) once a transport is set
+//!   up, so "no IO at run time" is enforced, not only promised.
 //! - **CLI**: [`cli`] (`serve`, `info`, `list`, `read`, `search`, `fingerprint`); `src/bin` is a
 //!   one-line `main`.
 
