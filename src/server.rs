@@ -279,8 +279,7 @@ impl ServerHandler for SkillpackServer {
     ) -> Result<CustomResult, ErrorData> {
         // Revision 2026-07-28 removed these methods: there they are unknown (over HTTP,
         // rmcp turns `Method not found` into a 404), whatever their params look like.
-        if wants_cache_hints(&context) && REMOVED_IN_2026_07_28.contains(&request.method.as_str())
-        {
+        if wants_cache_hints(&context) && REMOVED_IN_2026_07_28.contains(&request.method.as_str()) {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!(

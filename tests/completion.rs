@@ -162,7 +162,11 @@ async fn doc_paths_complete_segment_by_segment() {
             .map(|e| e.unwrap())
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
-                let path = if dir.is_empty() { name.clone() } else { format!("{dir}/{name}") };
+                let path = if dir.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{dir}/{name}")
+                };
                 if name.starts_with('.') {
                     None
                 } else if e.file_type().unwrap().is_dir() {

@@ -225,7 +225,14 @@ async fn methods_removed_in_2026_07_28_are_not_found_there() {
     let mut headers = LEGACY_HEADERS.to_vec();
     headers.push(("MCP-Protocol-Version", "2025-11-25"));
     let body = json!({"jsonrpc": "2.0", "id": 20, "method": "initialize"});
-    let legacy = request(server.addr, "POST", "/mcp", &headers, body.to_string().as_bytes()).await;
+    let legacy = request(
+        server.addr,
+        "POST",
+        "/mcp",
+        &headers,
+        body.to_string().as_bytes(),
+    )
+    .await;
     assert_eq!(legacy.json()["error"]["code"], -32602, "{}", legacy.body);
 }
 

@@ -12,7 +12,9 @@ fuzz_target!(|data: &[u8]| {
         Ok(Some(fm)) => {
             assert!(fm.body_offset <= text.len());
             assert!(text.is_char_boundary(fm.body_offset));
-            let size = serde_json::Value::Object(fm.fields.clone()).to_string().len();
+            let size = serde_json::Value::Object(fm.fields.clone())
+                .to_string()
+                .len();
             // JSON spelling adds quotes, commas and escapes to the counted bytes.
             assert!(
                 size <= 8 * frontmatter::expansion_budget(text.len()),

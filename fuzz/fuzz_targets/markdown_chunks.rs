@@ -49,16 +49,25 @@ fuzz_target!(|data: &[u8]| {
         assert!(ids.insert(c.id.as_str()), "duplicate chunk id {}", c.id);
         if start > 0 {
             assert!(
-                !scan.code_blocks.iter().any(|b| b.start < start && start < b.end),
+                !scan
+                    .code_blocks
+                    .iter()
+                    .any(|b| b.start < start && start < b.end),
                 "cut inside a code block at {start}"
             );
         }
         if end - start > max {
-            let in_code = scan.code_blocks.iter().any(|b| {
-                b.start <= start && text[b.end.clamp(start, end)..end].trim().is_empty()
-            });
+            let in_code = scan
+                .code_blocks
+                .iter()
+                .any(|b| b.start <= start && text[b.end.clamp(start, end)..end].trim().is_empty());
             let one_char = text[start..end].chars().count() == 1;
-            assert!(in_code || one_char, "chunk {} is {} bytes > {max}", c.id, end - start);
+            assert!(
+                in_code || one_char,
+                "chunk {} is {} bytes > {max}",
+                c.id,
+                end - start
+            );
         }
         at = end;
     }

@@ -14,7 +14,10 @@ fn assert_plain(value: &str, allow_slash: bool) {
         assert!(!segment.contains('\\'), "backslash: {value:?}");
         assert!(!segment.chars().any(char::is_control), "control: {value:?}");
     }
-    assert!(allow_slash || !value.contains('/'), "slash in an id: {value:?}");
+    assert!(
+        allow_slash || !value.contains('/'),
+        "slash in an id: {value:?}"
+    );
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -42,6 +45,10 @@ fuzz_target!(|data: &[u8]| {
     if canonical.len() <= MAX_URI_BYTES {
         let again = uri::parse(&canonical)
             .unwrap_or_else(|e| panic!("canonical {canonical:?} of {raw:?} does not parse: {e:?}"));
-        assert_eq!(again.canonical(), canonical, "canonical form is not stable for {raw:?}");
+        assert_eq!(
+            again.canonical(),
+            canonical,
+            "canonical form is not stable for {raw:?}"
+        );
     }
 });

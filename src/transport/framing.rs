@@ -192,11 +192,19 @@ impl InFlight {
     /// The request `id` took a permit (already acquired and forgotten by the caller).
     /// `false` if the id was already in flight: the caller gives the permit back.
     fn start(&self, id: RequestId) -> bool {
-        self.ids.lock().unwrap_or_else(|e| e.into_inner()).insert(id)
+        self.ids
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id)
     }
 
     fn finish(&self, id: &RequestId) {
-        if self.ids.lock().unwrap_or_else(|e| e.into_inner()).remove(id) {
+        if self
+            .ids
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id)
+        {
             self.permits.add_permits(1);
         }
     }
