@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 
 use common::builtin_binary;
 use common::http::{
-    HttpServer, LEGACY_HEADERS, RawResponse, modern_body, modern_headers, modern_read, request,
+    HttpServer, RawResponse, legacy_headers, modern_body, modern_headers, modern_read, request,
 };
 use serde_json::{Value, json};
 
@@ -20,14 +20,6 @@ const INDEX: &str = "resource://catalog/skills_index";
 
 fn server() -> HttpServer {
     HttpServer::start(&builtin_binary(), &[], &[])
-}
-
-/// Legacy (2025-11-25) request headers: no per-request `Mcp-*` headers to keep in step
-/// with the body, so any body can be sent.
-fn legacy_headers() -> Vec<(&'static str, &'static str)> {
-    let mut headers = LEGACY_HEADERS.to_vec();
-    headers.push(("MCP-Protocol-Version", "2025-11-25"));
-    headers
 }
 
 /// POST `body` to `/mcp` and check the answer is not a server error.

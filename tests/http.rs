@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::builtin_binary;
 use common::http::{
     HeldRequest, HttpServer, LEGACY_HEADERS, STEP, connect_legacy, connect_modern, initialize_body,
-    modern_body, modern_headers, modern_read, request,
+    legacy_headers, legacy_post, modern_body, modern_headers, modern_read, request,
 };
 use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use serde_json::{Value, json};
@@ -123,8 +123,7 @@ async fn every_request_stands_alone() {
         Some("0123456789abcdef0123456789abcdef"),
         None,
     ] {
-        let mut headers = LEGACY_HEADERS.to_vec();
-        headers.push(("MCP-Protocol-Version", "2025-11-25"));
+        let mut headers = legacy_headers();
         if let Some(id) = id {
             headers.push(("Mcp-Session-Id", id));
         }
@@ -168,17 +167,8 @@ async fn every_request_stands_alone() {
 #[tokio::test]
 async fn log_levels_are_accepted_on_the_2025_revision_only() {
     let server = HttpServer::start(&builtin_binary(), &[], &[]);
-    let mut headers = LEGACY_HEADERS.to_vec();
-    headers.push(("MCP-Protocol-Version", "2025-11-25"));
     let body = json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "info"}});
-    let legacy = request(
-        server.addr,
-        "POST",
-        "/mcp",
-        &headers,
-        body.to_string().as_bytes(),
-    )
-    .await;
+    let legacy = legacy_post(server.addr, &body).await;
     assert_eq!(legacy.status, 200, "{}", legacy.body);
     assert_eq!(legacy.json()["result"], json!({}));
 
@@ -222,17 +212,8 @@ async fn methods_removed_in_2026_07_28_are_not_found_there() {
         assert_eq!(answer.json()["id"], id as u64 + 10, "{method}");
     }
     // On a 2025 revision the same `initialize` without params is a params problem.
-    let mut headers = LEGACY_HEADERS.to_vec();
-    headers.push(("MCP-Protocol-Version", "2025-11-25"));
     let body = json!({"jsonrpc": "2.0", "id": 20, "method": "initialize"});
-    let legacy = request(
-        server.addr,
-        "POST",
-        "/mcp",
-        &headers,
-        body.to_string().as_bytes(),
-    )
-    .await;
+    let legacy = legacy_post(server.addr, &body).await;
     assert_eq!(legacy.json()["error"]["code"], -32602, "{}", legacy.body);
 }
 

@@ -414,6 +414,26 @@ pub const LEGACY_HEADERS: [(&str, &str); 2] = [
     ("Accept", "application/json, text/event-stream"),
 ];
 
+/// Legacy (2025-11-25) request headers: no per-request `Mcp-*` headers to keep in step
+/// with the body, so any body can be sent.
+pub fn legacy_headers() -> Vec<(&'static str, &'static str)> {
+    let mut headers = LEGACY_HEADERS.to_vec();
+    headers.push(("MCP-Protocol-Version", "2025-11-25"));
+    headers
+}
+
+/// POST a JSON-RPC message to `/mcp` as a 2025-11-25 client.
+pub async fn legacy_post(addr: SocketAddr, message: &serde_json::Value) -> RawResponse {
+    request(
+        addr,
+        "POST",
+        "/mcp",
+        &legacy_headers(),
+        message.to_string().as_bytes(),
+    )
+    .await
+}
+
 /// A request whose head and first body bytes are sent but whose body is held back: the
 /// server has it in flight until [`HeldRequest::finish`].
 pub struct HeldRequest {
