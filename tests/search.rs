@@ -449,10 +449,7 @@ async fn tool_errors_carry_a_working_repair() {
     )
     .await;
     let cursor = first["next_cursor"].as_str().unwrap().to_owned();
-    let mut tampered = cursor.clone().into_bytes();
-    let last = tampered.len() - 2;
-    tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
-    let tampered = String::from_utf8(tampered).unwrap();
+    let tampered = common::tools::tampered(&cursor);
     for (args, why) in [
         (
             json!({"query": "catalog", "limit": 2, "cursor": tampered}),

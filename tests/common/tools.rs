@@ -14,6 +14,15 @@ pub struct Outcome {
     pub text: String,
 }
 
+/// `cursor` with one character near its end changed: still well-formed base64, but not
+/// a cursor this server issued.
+pub fn tampered(cursor: &str) -> String {
+    let mut bytes = cursor.as_bytes().to_vec();
+    let last = bytes.len() - 2;
+    bytes[last] = if bytes[last] == b'A' { b'B' } else { b'A' };
+    String::from_utf8(bytes).unwrap()
+}
+
 pub fn arguments(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,
