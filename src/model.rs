@@ -434,14 +434,6 @@ impl ArchivedSearchIndex {
             .map(|i| &terms[i])
     }
 
-    /// Dictionary entries starting with `prefix`, in order.
-    pub fn terms_with_prefix(&self, prefix: &str) -> &[ArchivedIndexTerm] {
-        let terms = self.terms.as_slice();
-        let start = terms.partition_point(|t| t.text.as_str() < prefix);
-        let len = terms[start..].partition_point(|t| t.text.as_str().starts_with(prefix));
-        &terms[start..start + len]
-    }
-
     pub fn bytes(&self, span: &ArchivedSpan) -> &[u8] {
         let start = span.offset.to_native() as usize;
         let end = start.saturating_add(span.len.to_native() as usize);

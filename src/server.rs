@@ -22,7 +22,8 @@ use crate::uri;
 #[derive(Clone)]
 pub struct SkillpackServer {
     catalog: Catalog,
-    info: ServerConfig,
+    /// Shared: over HTTP rmcp clones the server for every request.
+    info: std::sync::Arc<ServerConfig>,
     /// `tools/list`, built once: definitions name real ids of the catalog in examples.
     tools: std::sync::Arc<Vec<Tool>>,
 }
@@ -53,7 +54,7 @@ impl SkillpackServer {
         info.capabilities.logging = Some(Default::default());
         SkillpackServer {
             catalog,
-            info,
+            info: std::sync::Arc::new(info),
             tools: std::sync::Arc::new(cmd::tools::list(&catalog)),
         }
     }
@@ -101,7 +102,7 @@ pub fn wants_cache_hints(context: &RequestContext<RoleServer>) -> bool {
 
 impl ServerHandler for SkillpackServer {
     fn get_info(&self) -> ServerConfig {
-        self.info.clone()
+        (*self.info).clone()
     }
 
     async fn list_resources(

@@ -20,8 +20,8 @@ use crate::contract::{
     SUMMARY_CHUNKS_BYTES, SUMMARY_OUTLINE_BYTES, SUMMARY_TEXT_BYTES, TOOL_LIST, TOOL_READ,
 };
 use crate::model::{
-    ArchivedDirectoryChild, ArchivedDocKind, ArchivedDocument, ArchivedHeading, ArchivedSkill,
-    ArchivedSkillFile, Target,
+    ArchivedChunk, ArchivedDirectoryChild, ArchivedDocKind, ArchivedDocument, ArchivedHeading,
+    ArchivedSkill, ArchivedSkillFile, Target,
 };
 use crate::uri;
 
@@ -441,16 +441,19 @@ fn outline(document: &ArchivedDocument, budget: Option<usize>) -> Vec<Value> {
 
 fn chunk_entries(document: &ArchivedDocument, budget: Option<usize>) -> Vec<Value> {
     fit(
-        document.chunks.iter().map(|c| {
-            json!({
-                "id": c.id.as_str(),
-                "uri": uri::chunk(&document.uri, &c.id),
-                "heading": c.heading.as_str(),
-                "size": c.end.to_native() - c.start.to_native(),
-            })
-        }),
+        document.chunks.iter().map(|c| chunk_entry(document, c)),
         budget,
     )
+}
+
+/// One entry of a chunk catalog: id, uri, heading, size.
+fn chunk_entry(document: &ArchivedDocument, c: &ArchivedChunk) -> Value {
+    json!({
+        "id": c.id.as_str(),
+        "uri": uri::chunk(&document.uri, &c.id),
+        "heading": c.heading.as_str(),
+        "size": c.end.to_native() - c.start.to_native(),
+    })
 }
 
 /// For skill documents and references: the skill they belong to, and (for a skill
@@ -635,14 +638,7 @@ fn section_result(
         .chunks
         .iter()
         .filter(|c| c.start.to_native() < end && c.end.to_native() > start)
-        .map(|c| {
-            json!({
-                "id": c.id.as_str(),
-                "uri": uri::chunk(&document.uri, &c.id),
-                "heading": c.heading.as_str(),
-                "size": c.end.to_native() - c.start.to_native(),
-            })
-        })
+        .map(|c| chunk_entry(document, c))
         .collect();
     let total = covering.len();
     let mut value = json!({

@@ -165,17 +165,6 @@ pub struct SearchArgs {
     pub cursor: Option<String>,
 }
 
-impl SearchArgs {
-    pub fn new(query: impl Into<String>) -> Self {
-        SearchArgs {
-            query: query.into(),
-            kind: Kind::All,
-            limit: SEARCH_DEFAULT_LIMIT,
-            cursor: None,
-        }
-    }
-}
-
 pub fn parse_kind(kind: &str) -> Option<Kind> {
     match kind {
         "skills" => Some(Kind::Skills),
@@ -192,7 +181,9 @@ fn bad_query(args: &Args<'_>, query: &str, reason: String) -> CatalogError {
         "rewrite_query",
         TOOL_LIST,
         json!({}),
-        "Pass a question or a few keywords as `query` (at most 1024 bytes), or browse: catalog_list lists every skill and catalog_list {\"kind\": \"docs\"} every doc.",
+        format!(
+            "Pass a question or a few keywords as `query` (at most {MAX_QUERY_BYTES} bytes), or browse: catalog_list lists every skill and catalog_list {{\"kind\": \"docs\"}} every doc."
+        ),
     ))
 }
 
@@ -342,8 +333,7 @@ fn hit_json(catalog: &Catalog, index: &Index<'_>, hit: &Hit, rank: usize) -> Val
     let document = index.document(hit.document);
     let chunk = &document.chunks[hit.chunk as usize];
     let path = index.heading_path(hit);
-    let text = index.text(document);
-    let snippet = text.get(hit.snippet.clone()).unwrap_or_default();
+    let snippet = index.text_range(document, hit.snippet.clone());
     let mut out = Map::new();
     out.insert("rank".into(), rank.into());
     out.insert("uri".into(), document.uri.as_str().into());

@@ -69,9 +69,8 @@ fn entry(catalog: &Catalog, index: usize) -> Resource {
             // in `_meta`, and reading either URI returns the same outline and chunk catalog.
             let skill = catalog.skill((index - 3) as u32);
             let document = catalog.document(skill.document.to_native());
-            let mut meta = Map::new();
-            meta.insert(
-                META_RESOURCE.into(),
+            let resource_meta = meta(
+                META_RESOURCE,
                 json!({
                     "kind": "skill",
                     "skill_id": skill.id.as_str(),
@@ -86,7 +85,7 @@ fn entry(catalog: &Catalog, index: usize) -> Resource {
                 .with_description(frontmatter_description(skill))
                 .with_mime_type(MARKDOWN)
                 .with_size(document.content.len.to_native())
-                .with_meta(MetaObject::from(meta))
+                .with_meta(resource_meta)
         }
     }
 }
@@ -94,9 +93,17 @@ fn entry(catalog: &Catalog, index: usize) -> Resource {
 /// The frontmatter `description` exactly as authored (SEP-2640: the `SKILL.md` resource's
 /// description is the frontmatter's), or the trimmed one should the JSON be unreadable.
 fn frontmatter_description(skill: &ArchivedSkill) -> String {
-    serde_json::from_str::<Value>(&skill.frontmatter_json)
+    // Only the one field is read: `resources/list` calls this for every skill on a page.
+    #[derive(serde::Deserialize)]
+    struct Frontmatter {
+        description: Option<Value>,
+    }
+    serde_json::from_str::<Frontmatter>(&skill.frontmatter_json)
         .ok()
-        .and_then(|fm| fm.get("description")?.as_str().map(str::to_owned))
+        .and_then(|fm| match fm.description? {
+            Value::String(description) => Some(description),
+            _ => None,
+        })
         .unwrap_or_else(|| skill.description.as_str().to_owned())
 }
 
@@ -215,7 +222,8 @@ fn json_contents(uri: &str, json: &str) -> ResourceContents {
     ResourceContents::text(json, uri).with_mime_type(JSON)
 }
 
-fn meta(key: &str, value: Value) -> MetaObject {
+/// `_meta` with one namespaced entry.
+pub(super) fn meta(key: &str, value: Value) -> MetaObject {
     let mut map = Map::new();
     map.insert(key.into(), value);
     MetaObject::from(map)

@@ -13,10 +13,10 @@
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    DIRECTORY_MIME_TYPE, GetSkillResult, ListResourcesResult, ListSkillsResult, MetaObject,
-    Resource, Skill, SkillFrontmatter, SkillResource, SkillResources,
+    DIRECTORY_MIME_TYPE, GetSkillResult, ListResourcesResult, ListSkillsResult, Resource, Skill,
+    SkillFrontmatter, SkillResource, SkillResources,
 };
-use serde_json::{Map, json};
+use serde_json::json;
 
 use super::cursor;
 use super::errors::{CatalogError, Code, Repair, did_you_mean_sorted};
@@ -52,9 +52,8 @@ pub fn entry(catalog: &Catalog, skill: &ArchivedSkill) -> Result<Skill, ErrorDat
         .map(|f| SkillResource::new(f.uri.as_str(), f.sha256.as_str(), f.size.to_native()))
         .collect();
     let document = catalog.document(skill.document.to_native());
-    let mut meta = Map::new();
-    meta.insert(
-        META_SKILL.into(),
+    let meta = super::resources::meta(
+        META_SKILL,
         json!({
             "id": skill.id.as_str(),
             "version": skill.version.as_str(),
@@ -67,7 +66,7 @@ pub fn entry(catalog: &Catalog, skill: &ArchivedSkill) -> Result<Skill, ErrorDat
         frontmatter,
         SkillResources::Files(files),
     )
-    .with_meta(MetaObject::from(meta)))
+    .with_meta(meta))
 }
 
 /// `skills/list`: skills in id order, paged by [`SKILLS_PAGE_SIZE`] skills and

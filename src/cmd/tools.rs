@@ -20,7 +20,7 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
 use super::errors::{CatalogError, Code, Repair, did_you_mean};
@@ -148,13 +148,14 @@ pub fn definition(
         .destructive(false)
         .idempotent(true)
         .open_world(false);
-    let mut meta = Map::new();
-    meta.insert(META_MAX_RESULT_SIZE.into(), MAX_RESULT_SIZE_CHARS.into());
     Tool::new(name, description, Arc::new(schema(input_schema)))
         .with_title(title)
         .with_raw_output_schema(Arc::new(schema(output_schema)))
         .with_annotations(annotations)
-        .with_meta(MetaObject::from(meta))
+        .with_meta(super::resources::meta(
+            META_MAX_RESULT_SIZE,
+            MAX_RESULT_SIZE_CHARS.into(),
+        ))
 }
 
 /// A schema object with `$schema` first.

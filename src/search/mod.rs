@@ -187,21 +187,20 @@ pub struct Results {
 
 /// A scored passage waiting to become a hit.
 #[derive(Clone, Copy)]
-struct Candidate<'a> {
+struct Candidate {
     passage: u32,
     chunk: u32,
     heading: u32,
     score: f32,
     /// The passage's score for choosing among the sections of its document.
     local: f32,
-    _postings: std::marker::PhantomData<&'a [u8]>,
     /// Where the occurrence block of each query term in this passage lies in the postings
     /// bytes (`(0, 0)` when the term is absent): offsets rather than slices keep candidates
     /// small, and they are copied a lot.
     occurrences: [(u32, u32); query::MAX_TERMS],
 }
 
-impl Candidate<'_> {
+impl Candidate {
     fn new(passage: u32, row: &ArchivedPassage) -> Self {
         Candidate {
             passage,
@@ -210,7 +209,6 @@ impl Candidate<'_> {
             score: 0.0,
             local: 0.0,
             occurrences: [(0, 0); query::MAX_TERMS],
-            _postings: std::marker::PhantomData,
         }
     }
 }
@@ -275,7 +273,7 @@ impl<'a> Index<'a> {
         kind: Kind,
         keep: usize,
         params: &Params,
-    ) -> (Vec<Candidate<'a>>, usize)
+    ) -> (Vec<Candidate>, usize)
     where
         'a: 'q,
     {
@@ -342,8 +340,8 @@ impl<'a> Index<'a> {
                 .map(|&(a, b)| cursors[a].passage_idf.min(cursors[b].passage_idf))
                 .sum::<f32>();
 
-        let mut top: Vec<Candidate<'a>> = Vec::with_capacity(keep * 2 + 8);
-        let mut buffer: Vec<Candidate<'a>> = Vec::new();
+        let mut top: Vec<Candidate> = Vec::with_capacity(keep * 2 + 8);
+        let mut buffer: Vec<Candidate> = Vec::new();
         let mut scores: Vec<f32> = Vec::new();
         let mut order: Vec<u32> = Vec::new();
         // The score a hit needs to make the top `keep` (known once `keep` hits are in).
@@ -535,18 +533,22 @@ impl<'a> Index<'a> {
         }
     }
 
-    fn hit(&self, query: &Query<'_>, candidate: &Candidate<'_>) -> Hit {
+    fn hit(&self, query: &Query<'_>, candidate: &Candidate) -> Hit {
         let passage = &self.archive.search.passages[candidate.passage as usize];
         let document = passage.document.to_native();
         let heading = passage.heading.to_native();
-        let text = self.text(self.document(document));
+        let start = passage.start.to_native() as usize;
+        let passage_text = self.text_range(
+            self.document(document),
+            start..passage.end.to_native() as usize,
+        );
         let postings = self.archive.search.postings.as_slice();
         let blocks: [&[u8]; query::MAX_TERMS] = candidate.occurrences.map(|(start, len)| {
             postings
                 .get(start as usize..(start + len) as usize)
                 .unwrap_or_default()
         });
-        let range = snippet::choose(query, text, passage, &blocks);
+        let range = snippet::choose(query, passage_text, start, &blocks);
         Hit {
             document,
             passage: candidate.passage,
@@ -571,8 +573,18 @@ impl<'a> Index<'a> {
             .unwrap_or_default()
     }
 
-    pub fn passage(&self, index: u32) -> &'a ArchivedPassage {
-        &self.archive.search.passages[index as usize]
+    /// A byte range of a document's text. Ranges come from the archive (passages and
+    /// snippets fall on character boundaries): only the slice is validated, not the
+    /// whole document.
+    pub fn text_range(&self, document: &ArchivedDocument, range: Range<usize>) -> &'a str {
+        let offset = document.content.offset.to_native() as usize;
+        let len = document.content.len.to_native() as usize;
+        let end = range.end.min(len);
+        let start = range.start.min(end);
+        self.content
+            .get(offset + start..offset + end)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or_default()
     }
 
     /// The headings from the document's top down to the hit's own heading.
@@ -636,7 +648,7 @@ fn count_sections(
 }
 
 /// Best first; ties in catalog order, so results are deterministic.
-fn sort_candidates(candidates: &mut [Candidate<'_>]) {
+fn sort_candidates(candidates: &mut [Candidate]) {
     candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.passage.cmp(&b.passage)));
 }
 

@@ -82,7 +82,6 @@ pub fn parse<'a>(
     }
     let (free, phrase_texts) = split_phrases(&raw[..cut]);
     let mut query = Query::default();
-    // (text, kind, position) of every analysed term, phrases first, then free text.
     // (term, kind, position, phrase, the word as written) of every analysed term.
     let mut analysed: Vec<(String, TermKind, u32, Option<usize>, String)> = Vec::new();
     let mut position = 0;

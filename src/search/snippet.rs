@@ -5,7 +5,6 @@
 use std::ops::Range;
 
 use super::query::{MAX_TERMS, Query};
-use crate::model::ArchivedPassage;
 use crate::postings::Occurrences;
 
 /// Target snippet length in bytes.
@@ -17,14 +16,10 @@ const MAX_MATCHES: usize = 128;
 /// Byte range of the snippet in the document `text`.
 pub fn choose(
     query: &Query<'_>,
-    text: &str,
-    passage: &ArchivedPassage,
+    passage_text: &str,
+    passage_start: usize,
     occurrences: &[&[u8]; MAX_TERMS],
 ) -> Range<usize> {
-    let start = (passage.start.to_native() as usize).min(text.len());
-    let end = (passage.end.to_native() as usize).clamp(start, text.len());
-    let passage_text = &text[start..end];
-
     // (offset in passage, term) of every occurrence, in text order.
     let mut matches = [(0u32, 0u8); MAX_MATCHES];
     let mut n = 0;
@@ -63,7 +58,7 @@ pub fn choose(
     let from = excerpt_start(passage_text, anchor.saturating_sub(lead), anchor);
     let to = excerpt_end(passage_text, from + SNIPPET_BYTES);
     let (from, to) = trim(passage_text, from, to);
-    start + from..start + to
+    passage_start + from..passage_start + to
 }
 
 /// A start at a word boundary at or after `at` (but not past `anchor`), on the same

@@ -49,6 +49,9 @@ use tokio_util::codec::FramedWrite;
 pub use crate::contract::MAX_MESSAGE_BYTES;
 use crate::uri::shorten;
 
+/// A UTF-8 byte-order mark, skipped before a message (stdio lines and HTTP bodies).
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Requests handled at once on one stdio connection (see the module docs).
 pub const MAX_IN_FLIGHT: usize = 64;
 
@@ -69,7 +72,7 @@ pub enum Incoming {
 /// Pure, so it is unit-tested and fuzzed.
 pub fn classify(line: &[u8]) -> Incoming {
     // RFC 8259 §8.1 lets parsers ignore a byte-order mark, as rmcp does.
-    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    let line = line.strip_prefix(BOM).unwrap_or(line);
     let line = line.trim_ascii();
     if line.is_empty() {
         return Incoming::Ignore("blank line");
@@ -358,12 +361,12 @@ where
             };
             let answer = match self.read_line().await {
                 LineRead::Line => {
-                    let line = std::mem::take(&mut self.line);
-                    let body = line.strip_suffix(b"\n").unwrap_or(&line);
-                    let incoming = classify(body);
+                    // `classify` trims the newline and returns owned data.
+                    let incoming = classify(&self.line);
                     // Keep the allocation for the next line unless a large one grew it.
-                    if line.capacity() <= 64 * 1024 {
-                        self.line = line;
+                    if self.line.capacity() > 64 * 1024 {
+                        self.line = Vec::new();
+                    } else {
                         self.line.clear();
                     }
                     match incoming {

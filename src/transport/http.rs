@@ -38,7 +38,7 @@ use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 
 use rmcp::model::{ErrorCode, ErrorData, JsonRpcMessage, ServerJsonRpcMessage};
 
-use super::framing::{self, Incoming};
+use super::framing::{self, BOM, Incoming};
 use crate::catalog::SERVER_VERSION;
 use crate::server::SkillpackServer;
 
@@ -47,7 +47,7 @@ pub const DEFAULT_PATH: &str = "/mcp";
 pub const HEALTH_PATH: &str = "/healthz";
 /// Real MCP requests to a read-only catalog are a few KiB; 1 MiB leaves room for any
 /// client's `_meta` while keeping a flood of huge bodies cheap to refuse.
-pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+pub const DEFAULT_MAX_BODY_BYTES: usize = crate::contract::MAX_MESSAGE_BYTES;
 /// Requests are answered from memory in microseconds, so this many in flight at once
 /// means slow or hostile clients, not load worth queueing.
 pub const DEFAULT_MAX_CONCURRENCY: u32 = 256;
@@ -358,8 +358,6 @@ async fn read_body(State(max_body_bytes): State<usize>, request: Request, next: 
     }
     response
 }
-
-const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// `Content-Type: application/json` (any parameters), the same test rmcp applies.
 fn is_json(headers: &axum::http::HeaderMap) -> bool {
