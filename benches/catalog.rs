@@ -6,6 +6,7 @@
 //! - `read`: `resources/read` handling *including* JSON serialisation of the result
 //!   (what the transport writes), per kind of target, and a miss (the error envelope with
 //!   its did-you-mean candidates);
+//! - `document-meta`: the `_meta` of a document answer alone, built and serialised;
 //! - `list`: `resources/list` first page and a page reached by cursor;
 //! - `skills`: SEP-2640 `skills/get` and the first page of `skills/list`;
 //! - `completion`: `completion/complete` of a skill id prefix and of a mistyped doc path.
@@ -25,12 +26,21 @@ mod synth;
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rmcp::model::{JsonRpcMessage, ServerResult};
 use skillpack::catalog::Catalog;
 use skillpack::cmd::resources;
 use skillpack::compile::{self, Config};
+use skillpack::transport::framing::AnswerCodec;
 use skillpack::uri;
+use tokio_util::bytes::BytesMut;
+use tokio_util::codec::Encoder;
+
+// The server binary's allocator (src/bin/skillpack.rs), so that these figures are its.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const SEED: u64 = 7;
+const ID: rmcp::model::RequestId = rmcp::model::NumberOrString::Number(1);
 const TARGETS: usize = 256;
 
 struct Subject {
@@ -130,13 +140,16 @@ fn cycle<'a>(uris: &'a [String]) -> impl FnMut() -> &'a str + 'a {
     }
 }
 
+/// `resources/read` as the stdio transport answers it: handled, then encoded by its codec.
 fn read_and_serialise(catalog: &Catalog, uri: &str) -> usize {
-    match resources::read(catalog, uri) {
-        Ok(result) => serde_json::to_vec(&result).map(|v| v.len()).unwrap_or(0),
-        Err(error) => serde_json::to_vec(&error.rpc_envelope(catalog))
-            .map(|v| v.len())
-            .unwrap_or(0),
-    }
+    let message = match resources::read(catalog, uri) {
+        Ok(result) => JsonRpcMessage::response(ServerResult::ReadResourceResult(result), ID),
+        Err(error) => JsonRpcMessage::error(error.into_error_data(catalog), Some(ID)),
+    };
+    let mut written = BytesMut::new();
+    AnswerCodec
+        .encode(message, &mut written)
+        .map_or(0, |()| written.len())
 }
 
 fn lookup(c: &mut Criterion, subjects: &[Subject]) {
@@ -187,6 +200,31 @@ fn read(c: &mut Criterion, subjects: &[Subject]) {
         group.throughput(Throughput::Elements(1));
         group.bench_function(BenchmarkId::new("skills-index", &subject.name), |b| {
             b.iter(|| black_box(read_and_serialise(catalog, uri::SKILLS_INDEX)))
+        });
+    }
+    group.finish();
+}
+
+/// `_meta["io.skillpack/document"]` alone — the part of a document answer that is built per
+/// read rather than borrowed from the archive: building it, and building plus serialising.
+fn document_meta(c: &mut Criterion, subjects: &[Subject]) {
+    let mut group = c.benchmark_group("document-meta");
+    for subject in subjects {
+        let documents: Vec<_> = subject.catalog.documents().iter().collect();
+        let documents = spread(&documents);
+        let mut next = 0;
+        let mut cycle = move || {
+            next = (next + 1) % documents.len();
+            documents[next]
+        };
+        group.bench_function(BenchmarkId::new("build", &subject.name), |b| {
+            b.iter(|| black_box(resources::document_meta(black_box(cycle()))))
+        });
+        group.bench_function(BenchmarkId::new("build-serialise", &subject.name), |b| {
+            b.iter(|| {
+                let meta = resources::document_meta(black_box(cycle()));
+                black_box(sonic_rs::to_vec(&meta).map_or(0, |v| v.len()))
+            })
         });
     }
     group.finish();
@@ -306,6 +344,7 @@ fn benches(c: &mut Criterion) {
     let subjects = subjects();
     lookup(c, &subjects);
     read(c, &subjects);
+    document_meta(c, &subjects);
     list(c, &subjects);
     skills(c, &subjects);
     completion(c, &subjects);

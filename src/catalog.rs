@@ -142,11 +142,12 @@ impl Catalog {
         self.archive.documents.as_slice()
     }
 
-    /// The docs (not skill documents): they sort after every skill document, so this is a
-    /// binary search, not a scan — start-up code uses it and must not touch every entry.
+    /// The docs (not skill documents): they sort after every skill document, from an index
+    /// computed at build time.
     pub fn docs(&self) -> &'static [ArchivedDocument] {
         let all = self.documents();
-        &all[all.partition_point(|d| d.kind != crate::model::ArchivedDocKind::Doc)..]
+        all.get(self.archive.startup.first_doc.to_native() as usize..)
+            .unwrap_or_default()
     }
 
     pub fn document(&self, index: u32) -> &'static ArchivedDocument {

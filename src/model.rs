@@ -24,11 +24,6 @@ pub struct Span {
 #[derive(Archive, Serialize, Debug, Default)]
 #[rkyv(derive(Debug))]
 pub struct Catalog {
-    pub name: String,
-    /// `blake3:<64 hex>` over the sorted (uri, file hash) list, the contract version and the
-    /// build settings that shape what is served.
-    pub fingerprint: String,
-    pub chunk_bytes: u64,
     /// Every markdown document: skill documents, references and docs. Skill documents and
     /// references first (in skill order), then docs sorted by path.
     pub documents: Vec<Document>,
@@ -47,10 +42,41 @@ pub struct Catalog {
     pub docs_index_json: String,
     /// The full-text index over every markdown document (see `compile::index`).
     pub search: SearchIndex,
-    pub totals: Totals,
     /// Completion candidates that are not already sorted lists of the catalog (skill ids,
     /// ref ids, chunk ids and anchors are: see `cmd::completion`).
     pub completions: Completions,
+    // What start-up reads comes last. rkyv writes a struct's out-of-line data (string
+    // bytes, vector items) in field order and the struct itself after it, so these fields
+    // and the bytes they point to sit together at the end of the archive, beside its root:
+    // start-up touches that one corner instead of pages all over the archive. Each touch
+    // maps 64–128 KiB of the executable, which counts as the server's memory for as long
+    // as it runs (docs/benchmarks.md, idle RSS).
+    pub name: String,
+    /// `blake3:<64 hex>` over the sorted (uri, file hash) list, the contract version and the
+    /// build settings that shape what is served.
+    pub fingerprint: String,
+    pub chunk_bytes: u64,
+    pub totals: Totals,
+    pub startup: StartUp,
+}
+
+/// Facts about the catalog that the server needs while it starts, computed at build time
+/// so that start-up never searches the catalog for them (see the field order of
+/// [`Catalog`]).
+#[derive(Archive, Serialize, Debug, Default)]
+#[rkyv(derive(Debug))]
+pub struct StartUp {
+    /// Index in `documents` of the first doc: docs sort after every skill document.
+    pub first_doc: u32,
+    /// Examples for the tool descriptions, naming real things of this catalog: a document
+    /// URI, a chunk of a document that has several (both empty if there is none), search
+    /// queries from a skill id and a doc title, and a skill tag.
+    pub document_uri: String,
+    pub chunk_uri: String,
+    pub chunk_id: String,
+    pub skill_query: String,
+    pub doc_query: String,
+    pub tag: String,
 }
 
 /// Sorted candidate lists for `completion/complete`, computed at build time so that a

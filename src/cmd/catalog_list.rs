@@ -22,11 +22,8 @@ const ACCEPTED: &[&str] = &["kind", "tag", "prefix", "limit", "cursor"];
 const KINDS: &[&str] = &["skills", "docs"];
 
 fn define(catalog: &Catalog) -> Tool {
-    let tag_example = catalog
-        .skills()
-        .iter()
-        .find_map(|s| s.tags.first())
-        .map_or("mcp", |t| t.as_str());
+    // Picked at build time: start-up must not go looking through the archive.
+    let tag_example = catalog.archive().startup.tag.as_str();
     let description = format!(
         "List the skills (default) or the docs this server holds, one compact record each: \
          skills with id, description, tags, capabilities and document uri; docs with path, \

@@ -50,25 +50,17 @@ const SUMMARY_LINKS_BYTES: usize = 1536;
 const SUMMARY_REFERENCES_BYTES: usize = 3 * 1024;
 
 fn define(catalog: &Catalog) -> Tool {
-    let document_example = catalog
-        .skills()
-        .first()
-        .map(|s| uri::skill_document(&s.id))
-        .or_else(|| catalog.documents().first().map(|d| d.uri.to_string()))
-        .unwrap_or_else(|| uri::CAPABILITIES.to_owned());
-    // Bounded: this runs at start-up, which must not touch every document of the archive.
-    let chunk_example = catalog
-        .documents()
-        .iter()
-        .take(64)
-        .find(|d| d.chunks.len() > 1)
-        .map(|d| {
-            format!(
-                "; {{\"uri\": \"{}\", \"chunk_id\": \"{}\"}} reads one chunk",
-                d.uri, d.chunks[1].id
-            )
-        })
-        .unwrap_or_default();
+    // Picked at build time: start-up must not go looking through the archive.
+    let examples = &catalog.archive().startup;
+    let document_example = examples.document_uri.as_str();
+    let chunk_example = if examples.chunk_id.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {{\"uri\": \"{}\", \"chunk_id\": \"{}\"}} reads one chunk",
+            examples.chunk_uri, examples.chunk_id
+        )
+    };
     let description = format!(
         "Read anything this server serves, by URI: resource://catalog/… indexes and records, \
          resource://skills/… skill documents and references, resource://docs/… docs, \

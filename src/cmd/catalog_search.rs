@@ -29,32 +29,11 @@ const ACCEPTED: &[&str] = &["query", "kind", "limit", "cursor"];
 const KINDS: &[&str] = &["all", "skills", "docs"];
 const MAX_CURSOR_BYTES: usize = 256;
 
-/// Words of a skill id or a doc title, for the examples of the description: a query that
-/// really finds something in this catalog.
-fn example_queries(catalog: &Catalog) -> (String, String) {
-    let skill = catalog
-        .skills()
-        .first()
-        .map_or("getting started".to_owned(), |s| s.id.replace('-', " "));
-    // Bounded: this runs at start-up, which must not touch every document of the archive.
-    let doc = catalog
-        .docs()
-        .iter()
-        .take(64)
-        .find(|d| !d.title.trim().is_empty())
-        .map_or("overview".to_owned(), |d| {
-            d.title
-                .split_whitespace()
-                .take(6)
-                .collect::<Vec<_>>()
-                .join(" ")
-                .replace('"', "")
-        });
-    (skill, doc)
-}
-
 fn define(catalog: &Catalog) -> Tool {
-    let (skill_query, doc_query) = example_queries(catalog);
+    // Words of a skill id and of a doc title, picked at build time: queries that really
+    // find something in this catalog.
+    let startup = &catalog.archive().startup;
+    let (skill_query, doc_query) = (startup.skill_query.as_str(), startup.doc_query.as_str());
     let example = |query: &str, extra: &str| {
         let mut args = json!({ "query": query });
         if !extra.is_empty() {

@@ -24,6 +24,7 @@ pub mod links;
 pub mod markdown;
 pub mod render;
 pub mod skills;
+pub mod startup;
 pub mod walk;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -636,6 +637,7 @@ fn bake(
         search: Default::default(),
         totals,
         completions: Default::default(),
+        startup: Default::default(),
     };
     for i in 0..catalog.skills.len() {
         catalog.skills[i].record_json = render::skill_record(&catalog, &catalog.skills[i]);
@@ -658,6 +660,7 @@ fn bake(
         },
     );
     catalog.completions = completions::candidates(&catalog);
+    catalog.startup = startup::facts(&catalog);
 
     Output {
         catalog,

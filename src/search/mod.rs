@@ -35,8 +35,8 @@ use std::ops::Range;
 use crate::analyze::Analyzer;
 use crate::catalog::Catalog;
 use crate::model::{
-    ArchivedCatalog, ArchivedDocKind, ArchivedDocument, ArchivedHeading, ArchivedPassage,
-    ArchivedSearchIndex, D_NAME, D_TITLE, DOCUMENT_FIELDS, NO_HEADING, P_HEADING, PASSAGE_FIELDS,
+    ArchivedCatalog, ArchivedDocument, ArchivedHeading, ArchivedPassage, ArchivedSearchIndex,
+    D_NAME, D_TITLE, DOCUMENT_FIELDS, NO_HEADING, P_HEADING, PASSAGE_FIELDS,
 };
 use crate::postings::{DocumentCursor, DocumentEntry, Occurrences, PassageCursor, PassageEntry};
 pub use query::{MAX_QUERY_BYTES, Query};
@@ -522,10 +522,10 @@ impl<'a> Index<'a> {
     }
 
     /// Documents of `kind`: skill documents and references come first in the catalog,
-    /// docs after them.
+    /// docs after them (from `first_doc`, computed at build time).
     fn kind_range(&self, kind: Kind) -> Range<u32> {
         let documents = self.archive.documents.as_slice();
-        let first_doc = documents.partition_point(|d| d.kind != ArchivedDocKind::Doc) as u32;
+        let first_doc = self.archive.startup.first_doc.to_native();
         match kind {
             Kind::Skills => 0..first_doc,
             Kind::Docs => first_doc..documents.len() as u32,
