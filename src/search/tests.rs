@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::compile::{self, Config};
+use crate::model::ArchivedDocKind;
 
 /// A compiled fixture, leaked so that it can be searched as a `'static` catalog.
 pub(crate) fn fixture() -> Catalog {
