@@ -27,8 +27,8 @@ use crate::transport::http;
                   and identified by its fingerprint (see `skillpack fingerprint`)."
 )]
 pub struct Cli {
-    /// Log filter for stderr (`error`, `warn`, `info`, `debug`, `trace`, or an
-    /// EnvFilter directive). Defaults to RUST_LOG, then `info`.
+    /// Log filter for stderr: `error`, `warn`, `info`, `debug`, `trace`, or `target=level`
+    /// pairs (`skillpack=debug,rmcp=warn`). Defaults to RUST_LOG, then `info`.
     #[arg(long, global = true, value_name = "LEVEL")]
     pub log_level: Option<String>,
 
@@ -236,18 +236,39 @@ pub fn main() -> ExitCode {
 }
 
 fn init_logging(flag: Option<&str>, default: &str) {
-    use tracing_subscriber::EnvFilter;
+    // `Targets` rather than `EnvFilter`: the same `level` and `target=level` directives
+    // without span and field filters, which a server that logs a few lines does not need.
+    // `EnvFilter` compiles its directive grammar as regexes at start-up, which brought the
+    // regex engines into the binary and a few hundred KiB of their code into idle memory.
+    use std::str::FromStr;
+    use tracing_subscriber::filter::Targets;
+    use tracing_subscriber::prelude::*;
+    let parse = |directive: &str| Targets::from_str(directive.trim());
+    let fallback = || parse(default).unwrap_or_default();
     let filter = match flag {
-        Some(directive) => EnvFilter::try_new(directive).unwrap_or_else(|error| {
-            eprintln!("skillpack: ignoring --log-level {directive:?}: {error}");
-            EnvFilter::new(default)
+        Some(directive) => parse(directive).unwrap_or_else(|error| {
+            eprintln!(
+                "skillpack: ignoring --log-level {directive:?}: {error} (use a level such as `debug`, or `target=level` pairs such as `skillpack=debug,rmcp=warn`)"
+            );
+            fallback()
         }),
-        None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default)),
+        None => match std::env::var("RUST_LOG") {
+            Ok(directive) if !directive.trim().is_empty() => {
+                parse(&directive).unwrap_or_else(|error| {
+                    eprintln!("skillpack: ignoring RUST_LOG={directive:?}: {error}");
+                    fallback()
+                })
+            }
+            _ => fallback(),
+        },
     };
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_env_filter(filter)
+    let _ = tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())),
+        )
+        .with(filter)
         .try_init();
 }
 

@@ -128,3 +128,35 @@ async fn expect_fingerprint_serves_the_pinned_catalog() {
         client.cancel().await.unwrap();
     }
 }
+
+/// `--log-level` takes a level or `target=level` pairs, overrides RUST_LOG, and a filter
+/// it cannot read is reported and replaced by the default, never fatal.
+#[test]
+fn log_level_filters_stderr() {
+    // stdin is empty: the server starts, logs, sees the end of input before any
+    // `initialize` and exits (with status 1, which is not what this test is about).
+    let stderr = |level: &str| {
+        let output = std::process::Command::new(builtin_binary())
+            .args(["--log-level", level, "serve"])
+            .env("RUST_LOG", "error")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run skillpack");
+        assert!(output.stdout.is_empty(), "logs never go to stdout");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    const STARTED: &str = "serving MCP over stdio";
+    assert!(stderr("info").contains(STARTED));
+    assert!(!stderr("warn").contains(STARTED));
+    assert!(stderr("rmcp=off,skillpack=info").contains(STARTED));
+    assert!(!stderr("info,skillpack=error").contains(STARTED));
+    let bad = stderr("skillpack=[loud");
+    assert!(
+        bad.contains("ignoring --log-level") && bad.contains("target=level"),
+        "{bad}"
+    );
+    assert!(
+        bad.contains(STARTED),
+        "falls back to the default, info: {bad}"
+    );
+}
