@@ -235,7 +235,9 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn init_logging(flag: Option<&str>, default: &str) {
+/// Log to stderr, filtered by `flag` (`--log-level`), else RUST_LOG, else `default`. Public
+/// for the bench peer, which must log exactly as the server does.
+pub fn init_logging(flag: Option<&str>, default: &str) {
     // `Targets` rather than `EnvFilter`: the same `level` and `target=level` directives
     // without span and field filters, which a server that logs a few lines does not need.
     // `EnvFilter` compiles its directive grammar as regexes at start-up, which brought the

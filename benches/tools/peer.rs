@@ -106,19 +106,8 @@ impl ServerHandler for Peer {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    // Logging set up as skillpack sets it up (`cli::init_logging`): RUST_LOG, else `info`.
-    use std::str::FromStr;
-    use tracing_subscriber::prelude::*;
-    let filter = std::env::var("RUST_LOG")
-        .ok()
-        .and_then(|directive| tracing_subscriber::filter::Targets::from_str(&directive).ok())
-        .unwrap_or_else(|| {
-            tracing_subscriber::filter::Targets::new().with_default(tracing::Level::INFO)
-        });
-    let _ = tracing_subscriber::registry()
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
-        .with(filter)
-        .try_init();
+    // Logging exactly as skillpack's: RUST_LOG, else `info`.
+    skillpack::cli::init_logging(None, "info");
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
