@@ -26,6 +26,9 @@ pub struct SkillpackServer {
     info: std::sync::Arc<ServerConfig>,
     /// `tools/list`, built once: definitions name real ids of the catalog in examples.
     tools: std::sync::Arc<Vec<Tool>>,
+    /// How reads hand over documents' `_meta`: deferred only for a transport whose writer
+    /// resolves the placeholder (stdio, see [`cmd::resources::MetaDelivery`]).
+    meta_delivery: cmd::resources::MetaDelivery,
 }
 
 impl SkillpackServer {
@@ -56,7 +59,15 @@ impl SkillpackServer {
             catalog,
             info: std::sync::Arc::new(info),
             tools: std::sync::Arc::new(cmd::tools::list(&catalog)),
+            meta_delivery: cmd::resources::MetaDelivery::Inline,
         }
+    }
+
+    /// This server for a transport that writes documents' `_meta` itself from the
+    /// placeholder reads leave (the stdio codec).
+    pub fn with_meta_delivery(mut self, delivery: cmd::resources::MetaDelivery) -> Self {
+        self.meta_delivery = delivery;
+        self
     }
 
     pub fn catalog(&self) -> &Catalog {
@@ -140,7 +151,7 @@ impl ServerHandler for SkillpackServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let mut result = cmd::resources::read(&self.catalog, &request.uri)
+        let mut result = cmd::resources::read_with(&self.catalog, &request.uri, self.meta_delivery)
             .map_err(|e| e.into_error_data(&self.catalog))?;
         if wants_cache_hints(&context) {
             result = result

@@ -99,11 +99,60 @@ pub fn doc(path: &str) -> String {
 }
 
 pub fn chunk(document_uri: &str, chunk_id: &str) -> String {
-    format!("{document_uri}{CHUNKS}{}", encode_segment(chunk_id))
+    ChunkUri::new(document_uri, chunk_id).to_string()
 }
 
 pub fn anchor(document_uri: &str, anchor: &str) -> String {
-    format!("{document_uri}#{}", encode_segment(anchor))
+    AnchorUri::new(document_uri, anchor).to_string()
+}
+
+/// A chunk's URI, `<document uri>/chunks/<id>`, written out without allocating (documents'
+/// `_meta` writes one per chunk on every read).
+#[derive(Clone, Copy, Debug)]
+pub struct ChunkUri<'a> {
+    document: &'a str,
+    chunk_id: &'a str,
+}
+
+impl<'a> ChunkUri<'a> {
+    pub fn new(document: &'a str, chunk_id: &'a str) -> Self {
+        ChunkUri { document, chunk_id }
+    }
+}
+
+impl std::fmt::Display for ChunkUri<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}{CHUNKS}{}",
+            self.document,
+            utf8_percent_encode(self.chunk_id, SEGMENT)
+        )
+    }
+}
+
+/// A section's URI, `<document uri>#<anchor>`, written out without allocating.
+#[derive(Clone, Copy, Debug)]
+pub struct AnchorUri<'a> {
+    document: &'a str,
+    anchor: &'a str,
+}
+
+impl<'a> AnchorUri<'a> {
+    pub fn new(document: &'a str, anchor: &'a str) -> Self {
+        AnchorUri { document, anchor }
+    }
+}
+
+impl std::fmt::Display for AnchorUri<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}#{}",
+            self.document,
+            utf8_percent_encode(self.anchor, SEGMENT)
+        )
+    }
 }
 
 /// `skill://<path>` for a file or directory path relative to the skills root, each segment

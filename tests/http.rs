@@ -16,6 +16,7 @@ use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use serde_json::{Value, json};
 
 const INDEX: &str = "resource://catalog/skills_index";
+const DOCS_INDEX: &str = "resource://catalog/docs_index";
 
 fn fingerprint() -> String {
     let output = common::run(&builtin_binary(), &["fingerprint"]);
@@ -64,6 +65,26 @@ async fn both_lifecycles_serve_the_catalog_over_http() {
             assert_eq!(
                 read_all_text(client, uri).await,
                 common::read_text(&stdio, uri).await,
+                "{uri}"
+            );
+        }
+        // Whole answers, `_meta` included: stdio writes documents' `_meta` straight from
+        // the archive, HTTP serialises it as a value; they must agree.
+        let docs: Value = serde_json::from_str(&read_all_text(client, DOCS_INDEX).await)
+            .expect("the docs index is JSON");
+        let doc_uris = docs["docs"].as_array().expect("docs").iter();
+        let doc_uris: Vec<String> = doc_uris
+            .map(|d| d["uri"].as_str().expect("uri").to_owned())
+            .collect();
+        assert!(!doc_uris.is_empty(), "the built-in catalog has docs");
+        for uri in uris.iter().chain(&doc_uris) {
+            let params = ReadResourceRequestParams::new(uri.as_str());
+            let over_http = client.read_resource(params.clone()).await.expect("read");
+            let over_stdio = stdio.read_resource(params).await.expect("read");
+            let contents = |c| serde_json::to_value(c).expect("serialises");
+            assert_eq!(
+                contents(&over_http.contents),
+                contents(&over_stdio.contents),
                 "{uri}"
             );
         }

@@ -13,6 +13,8 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use rmcp::model::{
     ListResourcesResult, MetaObject, ReadResourceResult, Resource, ResourceContents,
 };
+use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
 use serde_json::{Map, Value, json};
 
 use super::cursor;
@@ -136,6 +138,15 @@ pub fn list(catalog: &Catalog, cursor: Option<&str>) -> Result<ListResourcesResu
 }
 
 pub fn read(catalog: &Catalog, raw: &str) -> Result<ReadResourceResult, CatalogError> {
+    read_with(catalog, raw, MetaDelivery::Inline)
+}
+
+/// `resources/read`, with documents' `_meta` delivered as `delivery` says.
+pub fn read_with(
+    catalog: &Catalog,
+    raw: &str,
+    delivery: MetaDelivery,
+) -> Result<ReadResourceResult, CatalogError> {
     let resolved = lookup::resolve(catalog, raw)?;
     let archive = catalog.archive();
     let contents = match resolved {
@@ -161,7 +172,7 @@ pub fn read(catalog: &Catalog, raw: &str) -> Result<ReadResourceResult, CatalogE
         Resolved {
             target: Target::Document(d),
             heading: None,
-        } => document_contents(catalog, catalog.document(d)),
+        } => document_contents(catalog, d, delivery),
         Resolved {
             target: Target::Document(d),
             heading: Some(heading),
@@ -187,8 +198,7 @@ pub fn read(catalog: &Catalog, raw: &str) -> Result<ReadResourceResult, CatalogE
             // and chunk catalog as its resource:// twin; the bytes are untouched.
             match file.document.as_ref() {
                 Some(d) => {
-                    let document = catalog.document(d.to_native());
-                    contents.with_meta(meta(META_DOCUMENT, document_meta(document)))
+                    contents.with_meta(document_meta_entry(d.to_native(), catalog, delivery))
                 }
                 None => contents,
             }
@@ -223,83 +233,159 @@ fn json_contents(uri: &str, json: &str) -> ResourceContents {
 }
 
 /// `_meta` with one namespaced entry.
-pub(super) fn meta(key: &str, value: Value) -> MetaObject {
+pub fn meta(key: &str, value: Value) -> MetaObject {
     let mut map = Map::new();
     map.insert(key.into(), value);
     MetaObject::from(map)
 }
 
-fn document_contents(catalog: &Catalog, document: &ArchivedDocument) -> ResourceContents {
+fn document_contents(catalog: &Catalog, index: u32, delivery: MetaDelivery) -> ResourceContents {
+    let document = catalog.document(index);
     ResourceContents::text(catalog.text(document), document.uri.as_str())
         .with_mime_type(MARKDOWN)
-        .with_meta(meta(META_DOCUMENT, document_meta(document)))
+        .with_meta(document_meta_entry(index, catalog, delivery))
 }
 
-/// `_meta["io.skillpack/document"]` of a document: version, outline, chunk catalog, links.
+/// How a read hands over a document's `_meta["io.skillpack/document"]`.
 ///
-/// Built from the archived outline, chunks and links on each read rather than stored as
-/// pre-rendered JSON: rmcp's `_meta` is a `serde_json` map, so stored JSON would have to
-/// be parsed back into values on every read anyway — slower than building them, and it
-/// would double the archive (the structured data is needed for chunks and sections).
-pub fn document_meta(document: &ArchivedDocument) -> Value {
-    let doc_uri = document.uri.as_str();
-    let outline = document
-        .outline
-        .iter()
-        .map(|h| {
-            object([
-                ("level", h.level.into()),
-                ("text", h.text.as_str().into()),
-                ("anchor", h.anchor.as_str().into()),
-                ("uri", uri::anchor(doc_uri, &h.anchor).into()),
-                ("start", h.start.to_native().into()),
-                ("end", h.end.to_native().into()),
-            ])
-        })
-        .collect();
-    let chunks = document
-        .chunks
-        .iter()
-        .map(|c| {
-            object([
-                ("id", c.id.as_str().into()),
-                ("uri", uri::chunk(doc_uri, &c.id).into()),
-                ("heading", c.heading.as_str().into()),
-                ("size", (c.end.to_native() - c.start.to_native()).into()),
-            ])
-        })
-        .collect();
-    let links = document
-        .links
-        .iter()
-        .map(|l| {
-            object([
-                ("text", l.text.as_str().into()),
-                ("href", l.href.as_str().into()),
-                ("uri", l.uri.as_str().into()),
-            ])
-        })
-        .collect();
-    object([
-        ("uri", doc_uri.into()),
-        ("title", document.title.as_str().into()),
-        ("version", document.version.as_str().into()),
-        ("size", document.content.len.to_native().into()),
-        ("outline", Value::Array(outline)),
-        ("chunks", Value::Array(chunks)),
-        ("links", Value::Array(links)),
-    ])
+/// rmcp types `_meta` as a `serde_json` map, so putting the outline, chunk catalog and
+/// links in it means building hundreds of small `Value`s on every read and freeing them
+/// once written: measured, that was more than half of the stdio server's work per
+/// document read. The stdio transport serialises answers itself, so it asks for
+/// [`MetaDelivery::Deferred`]: the read carries a placeholder, and the transport's codec
+/// writes [`DocumentMeta`] straight from the archive in its place
+/// ([`crate::transport::framing::AnswerCodec`]). The bytes on the wire are the same
+/// either way; a unit test there holds them to it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MetaDelivery {
+    /// The `_meta` value itself: for HTTP, the CLI and anything else that serialises the
+    /// result with serde.
+    #[default]
+    Inline,
+    /// A placeholder naming the document, for a writer that resolves it
+    /// ([`deferred_document`]).
+    Deferred,
 }
 
-/// A JSON object with these fields in this order. Built directly rather than with `json!`,
-/// which would re-serialise (deep-copy) every nested `Value` it is given; documents with
-/// long outlines are read often enough for that to show.
-fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
-    let mut map = Map::with_capacity(N);
-    for (key, value) in fields {
-        map.insert(key.to_owned(), value);
+/// The placeholder's prefix. It starts with a NUL, which no value skillpack builds
+/// contains, so nothing else can be mistaken for it.
+const DEFERRED_PREFIX: &str = "\u{0}io.skillpack/deferred-document-meta:";
+
+/// The document whose `_meta` a [`MetaDelivery::Deferred`] read left for its writer.
+pub fn deferred_document(value: &Value) -> Option<u32> {
+    value.as_str()?.strip_prefix(DEFERRED_PREFIX)?.parse().ok()
+}
+
+fn document_meta_entry(document: u32, catalog: &Catalog, delivery: MetaDelivery) -> MetaObject {
+    let value = match delivery {
+        MetaDelivery::Inline => document_meta(catalog.document(document)),
+        MetaDelivery::Deferred => Value::String(format!("{DEFERRED_PREFIX}{document}")),
+    };
+    meta(META_DOCUMENT, value)
+}
+
+/// `_meta["io.skillpack/document"]` of a document as a `serde_json` value.
+pub fn document_meta(document: &ArchivedDocument) -> Value {
+    // Serialising plain strings and integers into a `Value` cannot fail.
+    serde_json::to_value(DocumentMeta(document)).unwrap_or_default()
+}
+
+/// `_meta["io.skillpack/document"]` of a document: uri, title, version, size, outline,
+/// chunk catalog, links. Serialised straight from the archive, without building values.
+#[derive(Clone, Copy)]
+pub struct DocumentMeta<'a>(pub &'a ArchivedDocument);
+
+impl Serialize for DocumentMeta<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let document = self.0;
+        let doc_uri = document.uri.as_str();
+        let mut map = serializer.serialize_struct("DocumentMeta", 7)?;
+        map.serialize_field("uri", doc_uri)?;
+        map.serialize_field("title", document.title.as_str())?;
+        map.serialize_field("version", document.version.as_str())?;
+        map.serialize_field("size", &document.content.len.to_native())?;
+        map.serialize_field("outline", &Outline(document))?;
+        map.serialize_field("chunks", &Chunks(document))?;
+        map.serialize_field("links", &Links(document))?;
+        map.end()
     }
-    Value::Object(map)
+}
+
+struct Outline<'a>(&'a ArchivedDocument);
+
+impl Serialize for Outline<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let doc_uri = self.0.uri.as_str();
+        serializer.collect_seq(self.0.outline.iter().map(|h| OutlineEntry {
+            level: h.level,
+            text: h.text.as_str(),
+            anchor: h.anchor.as_str(),
+            uri: Display(uri::AnchorUri::new(doc_uri, &h.anchor)),
+            start: h.start.to_native(),
+            end: h.end.to_native(),
+        }))
+    }
+}
+
+#[derive(Serialize)]
+struct OutlineEntry<'a> {
+    level: u8,
+    text: &'a str,
+    anchor: &'a str,
+    uri: Display<uri::AnchorUri<'a>>,
+    start: u64,
+    end: u64,
+}
+
+struct Chunks<'a>(&'a ArchivedDocument);
+
+impl Serialize for Chunks<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let doc_uri = self.0.uri.as_str();
+        serializer.collect_seq(self.0.chunks.iter().map(|c| ChunkEntry {
+            id: c.id.as_str(),
+            uri: Display(uri::ChunkUri::new(doc_uri, &c.id)),
+            heading: c.heading.as_str(),
+            size: c.end.to_native() - c.start.to_native(),
+        }))
+    }
+}
+
+#[derive(Serialize)]
+struct ChunkEntry<'a> {
+    id: &'a str,
+    uri: Display<uri::ChunkUri<'a>>,
+    heading: &'a str,
+    size: u64,
+}
+
+struct Links<'a>(&'a ArchivedDocument);
+
+impl Serialize for Links<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.links.iter().map(|l| LinkEntry {
+            text: l.text.as_str(),
+            href: l.href.as_str(),
+            uri: l.uri.as_str(),
+        }))
+    }
+}
+
+#[derive(Serialize)]
+struct LinkEntry<'a> {
+    text: &'a str,
+    href: &'a str,
+    uri: &'a str,
+}
+
+/// Serialises a `Display` value as a JSON string without an intermediate `String` where
+/// the serializer streams (`collect_str`).
+struct Display<T>(T);
+
+impl<T: std::fmt::Display> Serialize for Display<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
 }
 
 fn chunk_contents(

@@ -43,6 +43,7 @@ use futures::SinkExt;
 use rmcp::RoleServer;
 use rmcp::model::{
     ClientNotification, ErrorCode, ErrorData, JsonRpcMessage, NumberOrString, RequestId,
+    ResourceContents, ServerResult,
 };
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -52,7 +53,10 @@ use tokio::sync::{Mutex, Semaphore};
 use tokio_util::bytes::{BufMut, BytesMut};
 use tokio_util::codec::{Encoder, FramedWrite};
 
+use crate::catalog::Catalog;
+use crate::cmd::resources::{DocumentMeta, deferred_document};
 pub use crate::contract::MAX_MESSAGE_BYTES;
+use crate::contract::META_DOCUMENT;
 use crate::uri::shorten;
 
 /// A UTF-8 byte-order mark, skipped before a message (stdio lines and HTTP bodies).
@@ -73,8 +77,22 @@ type Writer<W> = FramedWrite<W, AnswerCodec>;
 /// mostly long markdown strings, and sonic-rs escapes them with SIMD, several times faster
 /// on documents of tens of KiB. Its output is byte-for-byte serde_json's (numbers, escapes,
 /// key order); a unit test holds it to that.
-#[derive(Debug, Default)]
-pub struct AnswerCodec;
+///
+/// Document reads arrive with a placeholder for their `_meta` (the server runs with
+/// [`MetaDelivery::Deferred`](crate::cmd::resources::MetaDelivery::Deferred)): the codec writes the document's outline, chunk catalog
+/// and links in its place straight from the archive, so that no `serde_json` values are
+/// built for them. The bytes are the ones the value would have given; the same test checks
+/// every built-in document.
+#[derive(Debug, Clone, Copy)]
+pub struct AnswerCodec {
+    catalog: Catalog,
+}
+
+impl AnswerCodec {
+    pub fn new(catalog: Catalog) -> Self {
+        AnswerCodec { catalog }
+    }
+}
 
 impl Encoder<TxJsonRpcMessage<RoleServer>> for AnswerCodec {
     type Error = std::io::Error;
@@ -84,10 +102,71 @@ impl Encoder<TxJsonRpcMessage<RoleServer>> for AnswerCodec {
         message: TxJsonRpcMessage<RoleServer>,
         dst: &mut BytesMut,
     ) -> Result<(), Self::Error> {
+        let start = dst.len();
         sonic_rs::to_writer(dst.writer(), &message).map_err(std::io::Error::other)?;
+        for (document, placeholder) in deferred_documents(&message).into_iter().rev() {
+            self.write_document_meta(dst, start, document, &placeholder)?;
+        }
         dst.put_u8(b'\n');
         Ok(())
     }
+}
+
+impl AnswerCodec {
+    /// Replace the last `placeholder` (serialised) in `dst[start..]` with the document's
+    /// `_meta`. The last one: `_meta` comes after `text` in a resource's contents, so a
+    /// document whose text happened to hold the same characters cannot be mistaken for it.
+    fn write_document_meta(
+        &self,
+        dst: &mut BytesMut,
+        start: usize,
+        document: u32,
+        placeholder: &Value,
+    ) -> std::io::Result<()> {
+        let placeholder = sonic_rs::to_vec(placeholder).map_err(std::io::Error::other)?;
+        let Some(at) = dst[start..]
+            .windows(placeholder.len())
+            .rposition(|window| window == placeholder.as_slice())
+        else {
+            return Err(std::io::Error::other(
+                "a deferred document `_meta` placeholder was not written where expected",
+            ));
+        };
+        let at = start + at;
+        // What follows the placeholder is a few closing brackets (and cache hints). It is
+        // copied aside rather than split off: a split buffer is shared, and writing into it
+        // again would copy everything buffered so far.
+        let tail = dst[at + placeholder.len()..].to_vec();
+        dst.truncate(at);
+        let meta = DocumentMeta(self.catalog.document(document));
+        sonic_rs::to_writer(dst.writer(), &meta).map_err(std::io::Error::other)?;
+        dst.extend_from_slice(&tail);
+        Ok(())
+    }
+}
+
+/// The `_meta` placeholders of a `resources/read` answer, in the order they are written.
+fn deferred_documents(message: &TxJsonRpcMessage<RoleServer>) -> Vec<(u32, Value)> {
+    let JsonRpcMessage::Response(response) = message else {
+        return Vec::new();
+    };
+    let ServerResult::ReadResourceResult(result) = &response.result else {
+        return Vec::new();
+    };
+    result
+        .contents
+        .iter()
+        .filter_map(|contents| {
+            let meta = match contents {
+                ResourceContents::TextResourceContents { meta, .. }
+                | ResourceContents::BlobResourceContents { meta, .. } => meta.as_ref()?,
+                // A kind of contents this codec does not know carries no placeholder.
+                _ => return None,
+            };
+            let value = meta.get(META_DOCUMENT)?;
+            Some((deferred_document(value)?, value.clone()))
+        })
+        .collect()
 }
 
 /// What one incoming line is.
@@ -286,12 +365,14 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    pub fn new(read: R, write: W) -> Self {
-        Self::with_max_message_bytes(read, write, MAX_MESSAGE_BYTES)
+    /// `catalog` is the one the server answers from: the codec writes documents' `_meta`
+    /// from it ([`AnswerCodec`]).
+    pub fn new(read: R, write: W, catalog: Catalog) -> Self {
+        Self::with_max_message_bytes(read, write, catalog, MAX_MESSAGE_BYTES)
     }
 
-    pub fn with_max_message_bytes(read: R, write: W, max: usize) -> Self {
-        let mut writer = FramedWrite::new(write, AnswerCodec);
+    pub fn with_max_message_bytes(read: R, write: W, catalog: Catalog, max: usize) -> Self {
+        let mut writer = FramedWrite::new(write, AnswerCodec::new(catalog));
         // `feed` would otherwise write out whatever is buffered past 8 KiB.
         writer.set_backpressure_boundary(FLUSH_BYTES);
         LineTransport {
@@ -607,14 +688,31 @@ mod tests {
         use rmcp::model::{CallToolResult, ServerResult};
 
         use crate::catalog::Catalog;
+        use crate::cmd::resources::MetaDelivery;
         use crate::cmd::{resources, tools};
 
         let catalog = Catalog::baked();
-        let mut results: Vec<ServerResult> = Vec::new();
+        // What the codec is given (documents' `_meta` deferred, as the stdio server reads
+        // them) and what serde_json must agree with (the `_meta` value built in full).
+        let mut results: Vec<(ServerResult, ServerResult)> = Vec::new();
+        let mut read = |uri: &str| {
+            let with = |delivery| {
+                let read = resources::read_with(&catalog, uri, delivery).expect("reads");
+                ServerResult::ReadResourceResult(read)
+            };
+            results.push((with(MetaDelivery::Deferred), with(MetaDelivery::Inline)));
+        };
+        let mut deferred = 0;
         for document in catalog.documents() {
-            let read = resources::read(&catalog, &document.uri).expect("every document reads");
-            results.push(ServerResult::ReadResourceResult(read));
+            read(&document.uri);
+            deferred += 1;
         }
+        // The same documents by their SEP-2640 `skill://` URIs, and files without `_meta`.
+        for file in catalog.files() {
+            read(&file.uri);
+            deferred += usize::from(file.document.is_some());
+        }
+        assert!(deferred > catalog.documents().len());
         for arguments in [
             json!({"query": "chunk catalog outline"}),
             json!({"query": "\"unterminated phrase"}),
@@ -622,24 +720,27 @@ mod tests {
         ] {
             let arguments = arguments.as_object().cloned();
             let call = |name| tools::call(&catalog, name, arguments.as_ref()).expect("known tool");
-            results.push(ServerResult::CallToolResult(call("catalog_search")));
-            results.push(ServerResult::CallToolResult(call("catalog_list")));
+            for name in ["catalog_search", "catalog_list"] {
+                let result = ServerResult::CallToolResult(call(name));
+                results.push((result.clone(), result));
+            }
         }
-        results.push(ServerResult::CallToolResult(CallToolResult::structured(
-            json!({
-                "text": "é \u{0} \u{1f} \u{7f} \u{2028} </script> \"quoted\" back\\slash \t\r\n 🦀",
-                "floats": [0.1, 1e-7, 123456789.0, 1e300, -0.0, f64::MAX, 2.5e-320],
-                "integers": [u64::MAX, i64::MIN],
-            }),
-        )));
+        let tricky = ServerResult::CallToolResult(CallToolResult::structured(json!({
+            "text": "é \u{0} \u{1f} \u{7f} \u{2028} </script> \"quoted\" back\\slash \t\r\n 🦀",
+            "floats": [0.1, 1e-7, 123456789.0, 1e300, -0.0, f64::MAX, 2.5e-320],
+            "integers": [u64::MAX, i64::MIN],
+        })));
+        results.push((tricky.clone(), tricky));
         assert!(results.len() > 10);
-        for (i, result) in results.into_iter().enumerate() {
-            let message = JsonRpcMessage::response(result, NumberOrString::Number(i as i64));
-            let mut expected = serde_json::to_vec(&message).expect("serde_json serialises");
+        let mut codec = AnswerCodec::new(catalog);
+        for (i, (given, inline)) in results.into_iter().enumerate() {
+            let id = NumberOrString::Number(i as i64);
+            let inline: TxJsonRpcMessage<RoleServer> = JsonRpcMessage::response(inline, id.clone());
+            let mut expected = serde_json::to_vec(&inline).expect("serde_json serialises");
             expected.push(b'\n');
             let mut written = BytesMut::new();
-            AnswerCodec
-                .encode(message, &mut written)
+            codec
+                .encode(JsonRpcMessage::response(given, id), &mut written)
                 .expect("the codec serialises");
             assert!(
                 written[..] == expected[..],
@@ -650,12 +751,56 @@ mod tests {
         }
         let error = JsonRpcMessage::error(ErrorData::invalid_request("bad \u{1}", None), None);
         let mut written = BytesMut::new();
-        AnswerCodec
-            .encode(error.clone(), &mut written)
-            .expect("encodes");
+        codec.encode(error.clone(), &mut written).expect("encodes");
         let mut expected = serde_json::to_vec(&error).expect("serialises");
         expected.push(b'\n');
         assert_eq!(written[..], expected[..]);
+    }
+
+    /// A document whose text holds the very characters of a `_meta` placeholder: the
+    /// codec replaces the placeholder after the text, and leaves the text alone.
+    #[test]
+    fn deferred_meta_is_written_in_place_of_its_own_placeholder() {
+        use rmcp::model::ReadResourceResult;
+
+        use crate::catalog::Catalog;
+        use crate::cmd::resources::{self, MetaDelivery};
+
+        let catalog = Catalog::baked();
+        let document = catalog.documents().first().expect("a document");
+        let deferred =
+            resources::read_with(&catalog, &document.uri, MetaDelivery::Deferred).expect("reads");
+        let ResourceContents::TextResourceContents {
+            meta: Some(placeholder),
+            ..
+        } = &deferred.contents[0]
+        else {
+            panic!("a document read has text and `_meta`");
+        };
+        let Some(Value::String(placeholder_text)) = placeholder.get(META_DOCUMENT) else {
+            panic!("a deferred read leaves a placeholder string");
+        };
+        let message = |meta| {
+            let contents = ResourceContents::text(placeholder_text.as_str(), document.uri.as_str())
+                .with_meta(meta);
+            JsonRpcMessage::response(
+                ServerResult::ReadResourceResult(ReadResourceResult::new(vec![contents])),
+                NumberOrString::Number(1),
+            )
+        };
+        let inline = resources::meta(META_DOCUMENT, resources::document_meta(document));
+        let mut expected = serde_json::to_vec(&message(inline)).expect("serialises");
+        expected.push(b'\n');
+        let mut written = BytesMut::new();
+        AnswerCodec::new(catalog)
+            .encode(message(placeholder.clone()), &mut written)
+            .expect("encodes");
+        assert!(
+            written[..] == expected[..],
+            "{}",
+            String::from_utf8_lossy(&written)
+        );
+        assert!(!written.is_empty());
     }
 
     #[test]

@@ -5,6 +5,7 @@ use rmcp::ServiceExt;
 use rmcp::transport::io::stdio_pipes;
 
 use super::framing::LineTransport;
+use crate::cmd::resources::MetaDelivery;
 use crate::server::SkillpackServer;
 
 /// Serve one client on stdin/stdout until it disconnects.
@@ -18,7 +19,12 @@ pub async fn serve(
     // From here on the process cannot open a file. The runtime is single-threaded and has
     // started no thread yet, so the restriction covers every thread it will ever have.
     crate::sandbox::restrict().log();
-    let running = server.serve(LineTransport::new(stdin, stdout)).await?;
+    // The codec writes documents' `_meta` straight from the archive (MetaDelivery).
+    let catalog = *server.catalog();
+    let server = server.with_meta_delivery(MetaDelivery::Deferred);
+    let running = server
+        .serve(LineTransport::new(stdin, stdout, catalog))
+        .await?;
     tracing::info!("stdio session started");
     let reason = running.waiting().await?;
     tracing::info!(?reason, "stdio session ended");
