@@ -104,8 +104,8 @@ impl Encoder<TxJsonRpcMessage<RoleServer>> for AnswerCodec {
     ) -> Result<(), Self::Error> {
         let start = dst.len();
         sonic_rs::to_writer(dst.writer(), &message).map_err(std::io::Error::other)?;
-        for (document, placeholder) in deferred_documents(&message).into_iter().rev() {
-            self.write_document_meta(dst, start, document, &placeholder)?;
+        if let Some((document, placeholder)) = deferred_document_meta(&message) {
+            self.write_document_meta(dst, start, document, placeholder)?;
         }
         dst.put_u8(b'\n');
         Ok(())
@@ -145,28 +145,23 @@ impl AnswerCodec {
     }
 }
 
-/// The `_meta` placeholders of a `resources/read` answer, in the order they are written.
-fn deferred_documents(message: &TxJsonRpcMessage<RoleServer>) -> Vec<(u32, Value)> {
+/// The `_meta` placeholder of a `resources/read` answer, and the document it stands for.
+/// A read answers with one `contents` entry (`cmd::resources::read_with`); that is what
+/// makes the last occurrence of the placeholder the one to replace.
+fn deferred_document_meta(message: &TxJsonRpcMessage<RoleServer>) -> Option<(u32, &Value)> {
     let JsonRpcMessage::Response(response) = message else {
-        return Vec::new();
+        return None;
     };
     let ServerResult::ReadResourceResult(result) = &response.result else {
-        return Vec::new();
+        return None;
     };
-    result
-        .contents
-        .iter()
-        .filter_map(|contents| {
-            let meta = match contents {
-                ResourceContents::TextResourceContents { meta, .. }
-                | ResourceContents::BlobResourceContents { meta, .. } => meta.as_ref()?,
-                // A kind of contents this codec does not know carries no placeholder.
-                _ => return None,
-            };
-            let value = meta.get(META_DOCUMENT)?;
-            Some((deferred_document(value)?, value.clone()))
-        })
-        .collect()
+    let meta = match result.contents.as_slice() {
+        [ResourceContents::TextResourceContents { meta, .. }]
+        | [ResourceContents::BlobResourceContents { meta, .. }] => meta.as_ref()?,
+        _ => return None,
+    };
+    let placeholder = meta.get(META_DOCUMENT)?;
+    Some((deferred_document(placeholder)?, placeholder))
 }
 
 /// What one incoming line is.
