@@ -99,58 +99,49 @@ pub fn doc(path: &str) -> String {
 }
 
 pub fn chunk(document_uri: &str, chunk_id: &str) -> String {
-    ChunkUri::new(document_uri, chunk_id).to_string()
+    PartUri::chunk(document_uri, chunk_id).to_string()
 }
 
 pub fn anchor(document_uri: &str, anchor: &str) -> String {
-    AnchorUri::new(document_uri, anchor).to_string()
+    PartUri::anchor(document_uri, anchor).to_string()
 }
 
-/// A chunk's URI, `<document uri>/chunks/<id>`, written out without allocating (documents'
-/// `_meta` writes one per chunk on every read).
+/// The URI of a part of a document — a chunk (`<document uri>/chunks/<id>`) or a section
+/// (`<document uri>#<anchor>`) — written out without allocating (documents' `_meta`
+/// writes one per heading and per chunk on every read).
 #[derive(Clone, Copy, Debug)]
-pub struct ChunkUri<'a> {
+pub struct PartUri<'a> {
     document: &'a str,
-    chunk_id: &'a str,
+    separator: &'static str,
+    id: &'a str,
 }
 
-impl<'a> ChunkUri<'a> {
-    pub fn new(document: &'a str, chunk_id: &'a str) -> Self {
-        ChunkUri { document, chunk_id }
+impl<'a> PartUri<'a> {
+    pub fn chunk(document: &'a str, chunk_id: &'a str) -> Self {
+        PartUri {
+            document,
+            separator: CHUNKS,
+            id: chunk_id,
+        }
+    }
+
+    pub fn anchor(document: &'a str, anchor: &'a str) -> Self {
+        PartUri {
+            document,
+            separator: "#",
+            id: anchor,
+        }
     }
 }
 
-impl std::fmt::Display for ChunkUri<'_> {
+impl std::fmt::Display for PartUri<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{}{CHUNKS}{}",
+            "{}{}{}",
             self.document,
-            utf8_percent_encode(self.chunk_id, SEGMENT)
-        )
-    }
-}
-
-/// A section's URI, `<document uri>#<anchor>`, written out without allocating.
-#[derive(Clone, Copy, Debug)]
-pub struct AnchorUri<'a> {
-    document: &'a str,
-    anchor: &'a str,
-}
-
-impl<'a> AnchorUri<'a> {
-    pub fn new(document: &'a str, anchor: &'a str) -> Self {
-        AnchorUri { document, anchor }
-    }
-}
-
-impl std::fmt::Display for AnchorUri<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}#{}",
-            self.document,
-            utf8_percent_encode(self.anchor, SEGMENT)
+            self.separator,
+            utf8_percent_encode(self.id, SEGMENT)
         )
     }
 }

@@ -320,7 +320,7 @@ impl Serialize for Outline<'_> {
             level: h.level,
             text: h.text.as_str(),
             anchor: h.anchor.as_str(),
-            uri: Display(uri::AnchorUri::new(doc_uri, &h.anchor)),
+            uri: Display(uri::PartUri::anchor(doc_uri, &h.anchor)),
             start: h.start.to_native(),
             end: h.end.to_native(),
         }))
@@ -332,7 +332,7 @@ struct OutlineEntry<'a> {
     level: u8,
     text: &'a str,
     anchor: &'a str,
-    uri: Display<uri::AnchorUri<'a>>,
+    uri: Display<uri::PartUri<'a>>,
     start: u64,
     end: u64,
 }
@@ -344,7 +344,7 @@ impl Serialize for Chunks<'_> {
         let doc_uri = self.0.uri.as_str();
         serializer.collect_seq(self.0.chunks.iter().map(|c| ChunkEntry {
             id: c.id.as_str(),
-            uri: Display(uri::ChunkUri::new(doc_uri, &c.id)),
+            uri: Display(uri::PartUri::chunk(doc_uri, &c.id)),
             heading: c.heading.as_str(),
             size: c.end.to_native() - c.start.to_native(),
         }))
@@ -354,7 +354,7 @@ impl Serialize for Chunks<'_> {
 #[derive(Serialize)]
 struct ChunkEntry<'a> {
     id: &'a str,
-    uri: Display<uri::ChunkUri<'a>>,
+    uri: Display<uri::PartUri<'a>>,
     heading: &'a str,
     size: u64,
 }
