@@ -267,8 +267,9 @@ pub enum MetaDelivery {
     Deferred,
 }
 
-/// The placeholder's prefix. It starts with a NUL, which no value skillpack builds
-/// contains, so nothing else can be mistaken for it.
+/// The placeholder's prefix. Under `_meta["io.skillpack/document"]` skillpack otherwise
+/// puts an object, so only a placeholder is a string there; the NUL makes sure it never
+/// reads as a name or a URI should it be seen anywhere else.
 const DEFERRED_PREFIX: &str = "\u{0}io.skillpack/deferred-document-meta:";
 
 /// The document whose `_meta` a [`MetaDelivery::Deferred`] read left for its writer.
