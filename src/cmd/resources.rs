@@ -233,7 +233,7 @@ fn json_contents(uri: &str, json: &str) -> ResourceContents {
 }
 
 /// `_meta` with one namespaced entry.
-pub fn meta(key: &str, value: Value) -> MetaObject {
+pub(crate) fn meta(key: &str, value: Value) -> MetaObject {
     let mut map = Map::new();
     map.insert(key.into(), value);
     MetaObject::from(map)
@@ -273,7 +273,7 @@ pub enum MetaDelivery {
 const DEFERRED_PREFIX: &str = "\u{0}io.skillpack/deferred-document-meta:";
 
 /// The document whose `_meta` a [`MetaDelivery::Deferred`] read left for its writer.
-pub fn deferred_document(value: &Value) -> Option<u32> {
+pub(crate) fn deferred_document(value: &Value) -> Option<u32> {
     value.as_str()?.strip_prefix(DEFERRED_PREFIX)?.parse().ok()
 }
 
