@@ -92,6 +92,7 @@ fn set_param(params: &mut Params, setting: &str) -> Result<(), String> {
         "explained_weight" => params.explained_weight = one,
         "whole_weight" => params.whole_weight = one,
         "heading_bonus" => params.heading_bonus = one,
+        "parent_share" => params.parent_share = one,
         "passage_weights" => copy(&mut params.passage_weights, &values)?,
         "passage_b" => copy(&mut params.passage_b, &values)?,
         "doc_weights" => copy(&mut params.doc_weights, &values)?,
@@ -192,6 +193,7 @@ fn main() -> ExitCode {
         "{:<28} {:>3}  {:>8}  {:>8}  {:>6}  section@3",
         "split / ranker", "n", "recall@1", "recall@3", "MRR"
     );
+    let (mut whole, mut whole_plain) = (eval::Scores::default(), eval::Scores::default());
     for split in &options.splits {
         let questions = eval::load(&root.join(format!("benches/relevance/{split}.tsv")));
         // Per-question detail only for the tuning split: the held-out third is only ever
@@ -231,6 +233,12 @@ fn main() -> ExitCode {
         };
         println!("{}", ours.line(&format!("{split} / skillpack")));
         println!("{}", plain.line(&format!("{split} / plain BM25 (doc)")));
+        whole.merge(&ours);
+        whole_plain.merge(&plain);
+    }
+    if options.splits.len() > 1 {
+        println!("{}", whole.line("whole set / skillpack"));
+        println!("{}", whole_plain.line("whole set / plain BM25 (doc)"));
     }
     ExitCode::SUCCESS
 }

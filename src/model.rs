@@ -168,6 +168,9 @@ pub struct Heading {
     /// higher level (or the end of the document).
     pub start: u64,
     pub end: u64,
+    /// Outline index of the section this one is part of (the nearest heading above it of a
+    /// higher level), or [`NO_HEADING`] for a top-level section.
+    pub parent: u32,
 }
 
 #[derive(Archive, Serialize, Debug, Clone, PartialEq, Eq)]
@@ -435,6 +438,9 @@ pub struct Passage {
     pub chunk: u32,
     /// Index into the document's outline, or [`NO_HEADING`].
     pub heading: u32,
+    /// The outline index of `heading`'s parent, or [`NO_HEADING`]: here so that ranking
+    /// does not reach into the outline for it.
+    pub parent: u32,
     /// Byte range in the document.
     pub start: u64,
     pub end: u64,

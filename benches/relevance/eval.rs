@@ -98,6 +98,16 @@ impl Scores {
         }
     }
 
+    /// Both sets of questions as one.
+    pub fn merge(&mut self, other: &Scores) {
+        self.n += other.n;
+        self.r1 += other.r1;
+        self.r3 += other.r3;
+        self.rr += other.rr;
+        self.with_section += other.with_section;
+        self.section3 += other.section3;
+    }
+
     pub fn recall1(&self) -> f64 {
         self.r1 as f64 / self.n.max(1) as f64
     }

@@ -150,6 +150,10 @@ pub fn build<'a>(
                 document: d,
                 chunk,
                 heading,
+                parent: document
+                    .outline
+                    .get(heading as usize)
+                    .map_or(NO_HEADING, |h| h.parent),
                 start: start as u64,
                 end: end as u64,
                 lengths,
@@ -349,13 +353,10 @@ fn cuts(document: &Document, body: usize, len: usize) -> Vec<(usize, usize)> {
 /// Outline indices of the headings that contain heading `index`, outermost first.
 pub fn ancestors(document: &Document, index: usize) -> Vec<usize> {
     let mut chain = Vec::new();
-    let mut level = document.outline[index].level;
-    for i in (0..index).rev() {
-        let h = &document.outline[i];
-        if h.level < level && h.end >= document.outline[index].end {
-            chain.push(i);
-            level = h.level;
-        }
+    let mut parent = document.outline[index].parent;
+    while let Some(heading) = document.outline.get(parent as usize) {
+        chain.push(parent as usize);
+        parent = heading.parent;
     }
     chain.reverse();
     chain

@@ -8,7 +8,7 @@ use std::ops::Range;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::model::Heading;
+use crate::model::{Heading, NO_HEADING};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawHeading {
@@ -165,7 +165,14 @@ pub fn scan(text: &str, body_offset: usize) -> Scan {
 pub fn outline(headings: &[RawHeading], len: usize) -> Vec<Heading> {
     let mut anchors = Anchors::default();
     let mut outline = Vec::with_capacity(headings.len());
+    // The headings whose sections are still open, outermost first.
+    let mut open: Vec<usize> = Vec::new();
     for (i, h) in headings.iter().enumerate() {
+        while open.last().is_some_and(|&j| headings[j].level >= h.level) {
+            open.pop();
+        }
+        let parent = open.last().map_or(NO_HEADING, |&j| j as u32);
+        open.push(i);
         let end = headings[i + 1..]
             .iter()
             .find(|next| next.level <= h.level)
@@ -188,6 +195,7 @@ pub fn outline(headings: &[RawHeading], len: usize) -> Vec<Heading> {
             anchor,
             start: h.start as u64,
             end: end as u64,
+            parent,
         });
     }
     outline
@@ -297,6 +305,35 @@ mod tests {
         assert_eq!(outline[0].end as usize, text.len());
         assert_eq!(outline[1].end, outline[2].start);
         assert!(text[outline[2].start as usize..].starts_with("## Install it"));
+    }
+
+    #[test]
+    fn every_section_knows_the_section_it_is_part_of() {
+        // Levels may skip (# then ###) and come back up (#### then ##).
+        let text = "# A\n\n### B\n\n## C\n\n#### D\n\n## E\n\n# F\n\n## G\n";
+        let scan = scan(text, 0);
+        let outline = outline(&scan.headings, text.len());
+        let parents: Vec<_> = outline
+            .iter()
+            .map(|h| outline.get(h.parent as usize).map(|p| p.text.as_str()))
+            .collect();
+        assert_eq!(
+            parents,
+            [
+                None,
+                Some("A"),
+                Some("A"),
+                Some("C"),
+                Some("A"),
+                None,
+                Some("F")
+            ]
+        );
+        for h in &outline {
+            if let Some(p) = outline.get(h.parent as usize) {
+                assert!(p.level < h.level && p.start < h.start && h.end <= p.end);
+            }
+        }
     }
 
     #[test]

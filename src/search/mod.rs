@@ -7,12 +7,17 @@
 //! A hit is a *passage* (the text under one heading, within one chunk), scored as
 //!
 //! ```text
-//! score = BM25F(passage: heading, heading path, text)
-//!       + doc_weight · BM25F(document: title, name, description, headings, text)
+//! own   = BM25F(passage: heading, heading path, text)
 //!       + proximity(query words close together in the passage)
+//! score = own + parent_share · own(the parent section's passage)
+//!       + doc_weight · BM25F(document: title, name, description, headings, text)
 //! ```
 //!
 //! so that a section wins when its own words match and its document is about the query.
+//! The parent's share is the section/page aggregation one level down: a subsection is read
+//! in the context its parent's text sets up ("Running Single Tests" under "Running a Subset
+//! of Tests by Name"), so when both match, the more specific section is not outranked by
+//! the general one merely for being shorter on words.
 //! Passages of one chunk collapse into one hit (the best passage names the section), and
 //! the second, third… hit of the same document is damped (`same_document_decay`) so that
 //! the first page shows several documents rather than one long one.
@@ -100,6 +105,9 @@ pub struct Params {
     /// outside the saturation of BM25F: words of the heading say what the section is
     /// about, however often its text repeats other words.
     pub heading_bonus: f32,
+    /// Share of its parent section's own score that a section adds to its own (when the
+    /// parent's text matches too).
+    pub parent_share: f32,
 }
 
 impl Default for Params {
@@ -119,6 +127,7 @@ impl Default for Params {
             explained_weight: 0.0,
             whole_weight: 0.5,
             heading_bonus: 1.0,
+            parent_share: 0.25,
         }
     }
 }
@@ -191,6 +200,8 @@ struct Candidate {
     passage: u32,
     chunk: u32,
     heading: u32,
+    /// The outline index of the section `heading` is part of.
+    parent: u32,
     score: f32,
     /// The passage's score for choosing among the sections of its document.
     local: f32,
@@ -206,6 +217,7 @@ impl Candidate {
             passage,
             chunk: row.chunk.to_native(),
             heading: row.heading.to_native(),
+            parent: row.parent.to_native(),
             score: 0.0,
             local: 0.0,
             occurrences: [(0, 0); query::MAX_TERMS],
@@ -389,12 +401,14 @@ impl<'a> Index<'a> {
             buffer.clear();
             let end = stats.first_passage.to_native() + stats.passage_count.to_native();
             // A document whose best possible hit cannot reach the top `keep` is only counted.
-            let mut bound = params.doc_weight * doc_score + proximity_bound;
+            let mut own_bound = proximity_bound;
             for c in &cursors {
                 if c.passage.is_some_and(|e| e.passage < end) {
-                    bound += c.passage_bound;
+                    own_bound += c.passage_bound;
                 }
             }
+            let bound =
+                params.doc_weight * doc_score + (1.0 + params.parent_share.max(0.0)) * own_bound;
             if bound < threshold {
                 let matched = count_sections(query, &mut cursors, end, passages, &mut positions);
                 let fallback = matched == 0
@@ -464,6 +478,7 @@ impl<'a> Index<'a> {
             if buffer.is_empty() {
                 continue;
             }
+            inherit_from_parents(&mut buffer, params.parent_share);
             // One hit per section: passages of one section (split over chunks) are adjacent.
             let sections = 1 + buffer
                 .windows(2)
@@ -593,17 +608,15 @@ impl<'a> Index<'a> {
         let Some(h) = hit.heading else {
             return Vec::new();
         };
-        let h = h as usize;
-        let Some(own) = outline.get(h) else {
+        let Some(own) = outline.get(h as usize) else {
             return Vec::new();
         };
         let mut path = vec![own];
-        let mut level = own.level;
-        for heading in outline[..h].iter().rev() {
-            if heading.level < level && heading.end.to_native() >= own.end.to_native() {
-                path.push(heading);
-                level = heading.level;
-            }
+        // Parents come before their children in the outline; the walk only goes backwards.
+        let (mut at, mut parent) = (h, own.parent.to_native());
+        while let Some(heading) = outline.get(parent as usize).filter(|_| parent < at) {
+            path.push(heading);
+            (at, parent) = (parent, heading.parent.to_native());
         }
         path.reverse();
         path
@@ -645,6 +658,33 @@ fn count_sections(
         }
     }
     count
+}
+
+/// Add to each candidate `share` of its parent section's own score, when the parent matched
+/// too (its best passage, if it spans chunks). Candidates are in passage order, so a
+/// parent's passages come before its children's: walking backwards, every child reads its
+/// parent's score before the parent's own inheritance changes it.
+fn inherit_from_parents(buffer: &mut [Candidate], share: f32) {
+    if share == 0.0 || buffer.len() < 2 {
+        return;
+    }
+    for i in (1..buffer.len()).rev() {
+        let parent = buffer[i].parent;
+        if parent == NO_HEADING {
+            continue;
+        }
+        let mut inherited: Option<(f32, f32)> = None;
+        for c in buffer[..i].iter().rev().take_while(|c| c.heading >= parent) {
+            if c.heading == parent {
+                let (score, local) = inherited.unwrap_or((f32::MIN, f32::MIN));
+                inherited = Some((score.max(c.score), local.max(c.local)));
+            }
+        }
+        if let Some((score, local)) = inherited {
+            buffer[i].score += share * score;
+            buffer[i].local += share * local;
+        }
+    }
 }
 
 /// Best first; ties in catalog order, so results are deterministic.

@@ -6,12 +6,28 @@ use crate::model::ArchivedDocKind;
 
 /// A compiled fixture, leaked so that it can be searched as a `'static` catalog.
 pub(crate) fn fixture() -> Catalog {
+    compile_fixture(|write| {
+        write_fixture(write);
+    })
+}
+
+/// Compile the files that `write(path, text)` is called with.
+fn compile_fixture(files: impl FnOnce(&dyn Fn(&str, &str))) -> Catalog {
     let dir = tempfile::tempdir().unwrap();
     let write = |rel: &str, text: &str| {
         let path = dir.path().join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     };
+    std::fs::create_dir_all(dir.path().join("skills")).unwrap();
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    files(&write);
+    let config = Config::for_dirs(dir.path().join("skills"), dir.path().join("docs"));
+    let output = compile::compile(&config).expect("the fixture compiles");
+    Catalog::from_compiled(output).expect("the fixture's archive validates")
+}
+
+fn write_fixture(write: &dyn Fn(&str, &str)) {
     write(
         "skills/pdf-forms/SKILL.md",
         "---\nname: pdf-forms\ndescription: Fill in PDF forms and extract their fields. Use when a user hands you a PDF form.\n---\n\n\
@@ -45,9 +61,6 @@ pub(crate) fn fixture() -> Catalog {
         ));
     }
     write("docs/long.md", &padding);
-    let config = Config::for_dirs(dir.path().join("skills"), dir.path().join("docs"));
-    let output = compile::compile(&config).expect("the fixture compiles");
-    Catalog::from_compiled(output).expect("the fixture's archive validates")
 }
 
 fn search(catalog: &Catalog, query: &str, kind: Kind, limit: usize) -> (Index<'static>, Results) {
@@ -92,6 +105,38 @@ fn finds_the_most_specific_section() {
         .map(|h| h.text.as_str())
         .collect();
     assert_eq!(path, ["Guide", "Hash maps", "Entry API"]);
+}
+
+#[test]
+fn a_subsection_is_read_in_its_parents_context() {
+    let catalog = compile_fixture(|write| {
+        write(
+            "docs/testing.md",
+            "# Testing\n\n## Running a subset of tests by name\n\nPass a name to `cargo test` and \
+             only the tests whose name contains it run.\n\n\
+             ### Running single tests\n\nGive the full path of a function to run just it, by name.\n\n\
+             ### Ignoring some tests\n\nMark slow ones `#[ignore]` so that they are skipped unless asked.\n",
+        );
+    });
+    let index = Index::from(&catalog);
+    let request = Request {
+        query: "run one test by its name",
+        kind: Kind::All,
+        offset: 0,
+        limit: 3,
+    };
+    let first = |params: &Params| {
+        let results = index.search_with(&request, params);
+        hits(&index, &results)[0].1.clone()
+    };
+    let alone = Params {
+        parent_share: 0.0,
+        ..Params::default()
+    };
+    // Scored alone, the parent's more numerous matching words win; read in the context of
+    // its parent (whose words match too), the subsection on running one test is the hit.
+    assert_eq!(first(&alone), "running-a-subset-of-tests-by-name");
+    assert_eq!(first(&Params::default()), "running-single-tests");
 }
 
 #[test]
