@@ -65,3 +65,39 @@ fn ranking_meets_its_targets() {
         ours.line("heldout")
     );
 }
+
+/// The ranking skips documents whose best possible score cannot make the page (a bound that
+/// must cover everything a hit can add, parent sections' shares included): a short page
+/// must hold exactly the first hits of a long one, for every question of the set.
+#[test]
+fn a_short_page_is_the_head_of_a_long_one() {
+    use skillpack::search::{Kind, Request};
+    let Some(corpora) = common::corpora() else {
+        return;
+    };
+    let (archive, content) = eval::compile_corpora(&corpora).unwrap();
+    let index = eval::index(&archive, &content);
+    let root = common::crate_root();
+    let mut compared = 0;
+    for split in eval::SPLITS {
+        for q in eval::load(&root.join(format!("benches/relevance/{split}.tsv"))) {
+            let page = |limit| {
+                index.search(&Request {
+                    query: &q.text,
+                    kind: Kind::All,
+                    offset: 0,
+                    limit,
+                })
+            };
+            let long = page(50);
+            for limit in [1, 3, 10] {
+                let short = page(limit);
+                let head = &long.hits[..limit.min(long.hits.len())];
+                assert_eq!(short.hits, head, "{:?}, limit {limit}", q.text);
+                assert_eq!(short.total, long.total, "{:?}", q.text);
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 300, "{compared}");
+}
