@@ -26,12 +26,18 @@ fn the_split_is_fixed_by_hash() {
     }
 }
 
+/// The corpora compiled in-process (archive, content), or `None` (skipped, with a message)
+/// when `../shared` is absent.
+fn compiled_corpora() -> Option<(rkyv::util::AlignedVec<16>, Vec<u8>)> {
+    let corpora = common::corpora()?;
+    Some(eval::compile_corpora(&corpora).unwrap())
+}
+
 #[test]
 fn ranking_meets_its_targets() {
-    let Some(corpora) = common::corpora() else {
+    let Some((archive, content)) = compiled_corpora() else {
         return;
     };
-    let (archive, content) = eval::compile_corpora(&corpora).unwrap();
     let index = eval::index(&archive, &content);
     let baseline = eval::Baseline::new(&index);
     let root = common::crate_root();
@@ -72,15 +78,13 @@ fn ranking_meets_its_targets() {
 #[test]
 fn a_short_page_is_the_head_of_a_long_one() {
     use skillpack::search::{Kind, Request};
-    let Some(corpora) = common::corpora() else {
+    let Some((archive, content)) = compiled_corpora() else {
         return;
     };
-    let (archive, content) = eval::compile_corpora(&corpora).unwrap();
     let index = eval::index(&archive, &content);
-    let root = common::crate_root();
     let mut compared = 0;
     for split in eval::SPLITS {
-        for q in eval::load(&root.join(format!("benches/relevance/{split}.tsv"))) {
+        for q in eval::load(&common::crate_root().join(format!("benches/relevance/{split}.tsv"))) {
             let page = |limit| {
                 index.search(&Request {
                     query: &q.text,
