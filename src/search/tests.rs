@@ -6,9 +6,7 @@ use crate::model::ArchivedDocKind;
 
 /// A compiled fixture, leaked so that it can be searched as a `'static` catalog.
 pub(crate) fn fixture() -> Catalog {
-    compile_fixture(|write| {
-        write_fixture(write);
-    })
+    compile_fixture(write_fixture)
 }
 
 /// Compile the files that `write(path, text)` is called with.
