@@ -27,11 +27,11 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rmcp::model::{JsonRpcMessage, ServerResult};
-use skillpack::catalog::Catalog;
-use skillpack::cmd::resources::{self, MetaDelivery};
-use skillpack::compile::{self, Config};
-use skillpack::transport::framing::AnswerCodec;
-use skillpack::uri;
+use skillpack_server::catalog::Catalog;
+use skillpack_server::cmd::resources::{self, MetaDelivery};
+use skillpack_server::compile::{self, Config};
+use skillpack_server::transport::framing::AnswerCodec;
+use skillpack_server::uri;
 use tokio_util::bytes::BytesMut;
 use tokio_util::codec::Encoder;
 
@@ -51,7 +51,7 @@ struct Subject {
 fn subjects() -> Vec<Subject> {
     let mut subjects = vec![Subject {
         name: "builtin".into(),
-        catalog: Catalog::baked(),
+        catalog: skillpack_server::baked!(),
     }];
     let sizes = std::env::var("SKILLPACK_BENCH_DOCS").unwrap_or_else(|_| "1000,10000".into());
     for size in sizes
@@ -167,7 +167,9 @@ fn lookup(c: &mut Criterion, subjects: &[Subject]) {
         group.bench_function(BenchmarkId::new("resolve-anchor", &subject.name), |b| {
             let mut next = cycle(&targets.sections);
             b.iter(|| {
-                black_box(skillpack::cmd::lookup::resolve(catalog, black_box(next())).is_ok())
+                black_box(
+                    skillpack_server::cmd::lookup::resolve(catalog, black_box(next())).is_ok(),
+                )
             })
         });
     }
@@ -284,13 +286,13 @@ fn skills(c: &mut Criterion, subjects: &[Subject]) {
             let mut next = cycle(&uris);
             b.iter(|| {
                 let result =
-                    skillpack::cmd::skills::get(catalog, black_box(next())).expect("skill");
+                    skillpack_server::cmd::skills::get(catalog, black_box(next())).expect("skill");
                 black_box(serde_json::to_vec(&result).map(|v| v.len()).unwrap_or(0))
             })
         });
         group.bench_function(BenchmarkId::new("list-first-page", &subject.name), |b| {
             b.iter(|| {
-                let page = skillpack::cmd::skills::list(catalog, None).expect("first page");
+                let page = skillpack_server::cmd::skills::list(catalog, None).expect("first page");
                 black_box(serde_json::to_vec(&page).map(|v| v.len()).unwrap_or(0))
             })
         });
@@ -318,7 +320,7 @@ fn completion(c: &mut Criterion, subjects: &[Subject]) {
         let skill_id = request("resource://skills/{skill_id}/document", "skill_id", &prefix);
         group.bench_function(BenchmarkId::new("skill-id-prefix", &subject.name), |b| {
             b.iter(|| {
-                black_box(skillpack::cmd::completion::complete(
+                black_box(skillpack_server::cmd::completion::complete(
                     catalog,
                     black_box(&skill_id),
                 ))
@@ -337,7 +339,7 @@ fn completion(c: &mut Criterion, subjects: &[Subject]) {
             let path_typo = request("resource://docs/{path*}", "path", &typo);
             group.bench_function(BenchmarkId::new("doc-path-typo", &subject.name), |b| {
                 b.iter(|| {
-                    black_box(skillpack::cmd::completion::complete(
+                    black_box(skillpack_server::cmd::completion::complete(
                         catalog,
                         black_box(&path_typo),
                     ))

@@ -12,9 +12,9 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use skillpack::compile::{self, Config};
-use skillpack::model::ArchivedCatalog;
-use skillpack::search::{Index, Kind, Request};
+use skillpack_server::compile::{self, Config};
+use skillpack_server::model::ArchivedCatalog;
+use skillpack_server::search::{Index, Kind, Request};
 
 const DOCS: usize = 1_000;
 const SECTIONS: usize = 10;

@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use eval::Baseline;
-use skillpack::search::{Kind, Params, Request};
+use skillpack_server::search::{Kind, Params, Request};
 
 struct Options {
     splits: Vec<String>,

@@ -10,8 +10,8 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use skillpack::compile::{chunk, frontmatter, markdown};
-use skillpack::model::Chunk;
+use skillpack_server::compile::{chunk, frontmatter, markdown};
+use skillpack_server::model::Chunk;
 
 /// The pieces one document is compiled into.
 struct Chunked {

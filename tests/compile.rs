@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use skillpack::compile::{self, Config, Severity};
+use skillpack_server::compile::{self, Config, Severity};
 
 /// A temp folder with `skills/` and `docs/` populated from `(path, bytes)` pairs, where
 /// paths start with `skills/` or `docs/`.
@@ -460,7 +460,7 @@ fn same_content_same_fingerprint_and_bytes() {
     assert!(content_a == content_b, "content blob differs");
 
     // And the fingerprint is the one baked into the binary built from the same folders.
-    let baked = skillpack::catalog::Catalog::baked();
+    let baked = skillpack_server::baked!();
     assert_eq!(baked.fingerprint(), fp_a);
 }
 
@@ -481,7 +481,9 @@ fn editing_content_changes_the_fingerprint() {
 
 #[test]
 fn baked_archive_is_valid() {
-    skillpack::catalog::Catalog::verify_baked().expect("the embedded archive validates");
+    skillpack_server::baked!()
+        .verify()
+        .expect("the embedded archive validates");
 }
 
 #[test]

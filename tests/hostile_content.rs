@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use skillpack::compile::{self, Config, Severity};
+use skillpack_server::compile::{self, Config, Severity};
 
 /// Fail instead of hanging. Every fixture here compiles in well under a second or two;
 /// the cases that hung before (identical headings, code blocks in list items, deep YAML

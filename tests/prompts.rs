@@ -9,7 +9,7 @@ use std::path::Path;
 use common::{Client, read_text};
 use rmcp::model::{ContentBlock, GetPromptRequestParams, ResourceContents, Role};
 use serde_json::{Map, Value, json};
-use skillpack::compile::{self, Config, Severity};
+use skillpack_server::compile::{self, Config, Severity};
 
 async fn get(client: &Client, name: &str, args: Value) -> rmcp::model::GetPromptResult {
     let mut request = GetPromptRequestParams::new(name);
@@ -231,7 +231,7 @@ fn config(root: &Path, strict: bool) -> Config {
 #[test]
 fn a_skill_named_like_a_built_in_prompt_does_not_compile() {
     let dir = tempfile::tempdir().unwrap();
-    for name in skillpack::cmd::prompts::builtin_names() {
+    for name in skillpack_server::cmd::prompts::builtin_names() {
         write(
             dir.path(),
             &format!("skills/{name}/SKILL.md"),
@@ -243,7 +243,7 @@ fn a_skill_named_like_a_built_in_prompt_does_not_compile() {
         Ok(_) => panic!("a skill named like a built-in prompt compiled"),
         Err(report) => report,
     };
-    for name in skillpack::cmd::prompts::builtin_names() {
+    for name in skillpack_server::cmd::prompts::builtin_names() {
         assert!(
             report
                 .diagnostics

@@ -9,7 +9,7 @@ mod eval;
 mod common;
 
 use sha2::{Digest, Sha256};
-use skillpack::search::Params;
+use skillpack_server::search::Params;
 
 #[test]
 fn the_split_is_fixed_by_hash() {
@@ -77,7 +77,7 @@ fn ranking_meets_its_targets() {
 /// must hold exactly the first hits of a long one, for every question of the set.
 #[test]
 fn a_short_page_is_the_head_of_a_long_one() {
-    use skillpack::search::{Kind, Request};
+    use skillpack_server::search::{Kind, Request};
     let Some((archive, content)) = compiled_corpora() else {
         return;
     };

@@ -6,10 +6,10 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use skillpack::analyze::{Analyzer, TermKind, is_stopword};
-use skillpack::compile::{self, Config};
-use skillpack::model::ArchivedCatalog;
-use skillpack::search::{Index, Kind, Params, Request};
+use skillpack_server::analyze::{Analyzer, TermKind, is_stopword};
+use skillpack_server::compile::{self, Config};
+use skillpack_server::model::ArchivedCatalog;
+use skillpack_server::search::{Index, Kind, Params, Request};
 
 pub const SPLITS: [&str; 2] = ["tuning", "heldout"];
 
@@ -219,7 +219,7 @@ pub struct Miss<'q> {
     pub question: &'q Question,
     pub doc_rank: Option<usize>,
     pub section_rank: Option<usize>,
-    pub results: skillpack::search::Results,
+    pub results: skillpack_server::search::Results,
 }
 
 /// Evaluate one split: (skillpack, plain BM25), calling `on_miss` for each miss.

@@ -107,7 +107,7 @@ impl ServerHandler for Peer {
 fn main() -> ExitCode {
     let args = Args::parse();
     // Logging exactly as skillpack's: RUST_LOG, else `info`.
-    skillpack::cli::init_logging(None, "info");
+    skillpack_server::cli::init_logging(None, "info");
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use skillpack::compile::frontmatter;
+use skillpack_server::compile::frontmatter;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

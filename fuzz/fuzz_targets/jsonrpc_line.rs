@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use skillpack::transport::framing::{Incoming, classify};
+use skillpack_server::transport::framing::{Incoming, classify};
 
 fuzz_target!(|data: &[u8]| {
     match classify(data) {

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 
 use libfuzzer_sys::fuzz_target;
-use skillpack::compile::{chunk, frontmatter, markdown};
+use skillpack_server::compile::{chunk, frontmatter, markdown};
 
 fuzz_target!(|data: &[u8]| {
     let (max, text) = match data {

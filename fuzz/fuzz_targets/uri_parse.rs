@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use skillpack::uri::{self, Family, MAX_URI_BYTES};
+use skillpack_server::uri::{self, Family, MAX_URI_BYTES};
 
 fn assert_plain(value: &str, allow_slash: bool) {
     assert!(!value.starts_with('/'), "absolute: {value:?}");

@@ -115,6 +115,21 @@ fn variants_dir() -> PathBuf {
 /// Run `cargo build --release` of the binary with `env` set, in the variants target dir.
 /// Serialized across test threads and processes with a file lock.
 pub fn build_with_env(env: &[(&str, &str)]) -> (Output, std::fs::File) {
+    cargo_in_variants(
+        &["build", "--release", "--bin", "skillpack"],
+        &crate_root(),
+        env,
+    )
+}
+
+/// Run cargo with `args` in `cwd`, in the variants target dir, holding its lock (returned:
+/// keep it while using what was built). `SKILLPACK_*` build settings are cleared, then
+/// `env` is set.
+pub fn cargo_in_variants(
+    args: &[&str],
+    cwd: &Path,
+    env: &[(&str, &str)],
+) -> (Output, std::fs::File) {
     let dir = variants_dir();
     std::fs::create_dir_all(&dir).expect("create target/variants");
     let lock = std::fs::OpenOptions::new()
@@ -126,24 +141,25 @@ pub fn build_with_env(env: &[(&str, &str)]) -> (Output, std::fs::File) {
     lock.lock().expect("lock the variants dir");
     let mut command = Command::new(env!("CARGO"));
     command
-        .args(["build", "--release", "--bin", "skillpack", "--target-dir"])
+        .args(args)
+        .arg("--target-dir")
         .arg(&dir)
-        .current_dir(crate_root())
+        .current_dir(cwd)
         .env("CARGO_TERM_COLOR", "never");
-    for var in [
-        "SKILLPACK_SKILLS_DIR",
-        "SKILLPACK_DOCS_DIR",
-        "SKILLPACK_NAME",
-        "SKILLPACK_STRICT",
-        "SKILLPACK_CHUNK_BYTES",
-    ] {
+    for var in skillpack_server::compile::config::ENV_VARS {
         command.env_remove(var);
     }
     for (key, value) in env {
         command.env(key, value);
     }
-    let output = command.output().expect("run cargo build");
+    let output = command.output().expect("run cargo");
     (output, lock)
+}
+
+/// The variants target dir (`target/variants`), where tests build other packages and
+/// content: dependencies compile once there.
+pub fn variants_target() -> PathBuf {
+    variants_dir()
 }
 
 /// Build the binary over other content and copy it to `target/variants/bin/<name>/`.
@@ -183,13 +199,14 @@ pub fn variant(name: &str, env: &[(&str, &str)]) -> Result<PathBuf, String> {
 /// the build runs and reports it).
 fn variant_key(env: &[(&str, &str)]) -> Option<String> {
     let root = crate_root();
-    let config = skillpack::compile::Config::from_env(&root, env!("CARGO_PKG_VERSION"), |key| {
-        env.iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| v.to_string())
-    })
-    .ok()?;
-    let fingerprint = skillpack::compile::compile(&config)
+    let config =
+        skillpack_server::compile::Config::from_env(&root, env!("CARGO_PKG_VERSION"), |key| {
+            env.iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.to_string())
+        })
+        .ok()?;
+    let fingerprint = skillpack_server::compile::compile(&config)
         .ok()?
         .catalog
         .fingerprint;

@@ -39,7 +39,6 @@ use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 use rmcp::model::{ErrorCode, ErrorData, JsonRpcMessage, ServerJsonRpcMessage};
 
 use super::framing::{self, BOM, Incoming};
-use crate::catalog::SERVER_VERSION;
 use crate::server::SkillpackServer;
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
@@ -166,7 +165,7 @@ pub async fn serve(
         url = %format!("http://{local}{}", options.path),
         health = %format!("http://{local}{HEALTH_PATH}"),
         name = catalog.name(),
-        version = SERVER_VERSION,
+        version = catalog.server_version(),
         fingerprint = catalog.fingerprint(),
         auth = if options.auth.is_some() { "bearer token" } else { "none" },
         "serving MCP over Streamable HTTP"
@@ -271,7 +270,7 @@ fn health_body(server: &SkillpackServer) -> String {
     serde_json::json!({
         "status": "ok",
         "name": catalog.name(),
-        "version": SERVER_VERSION,
+        "version": catalog.server_version(),
         "fingerprint": catalog.fingerprint(),
     })
     .to_string()

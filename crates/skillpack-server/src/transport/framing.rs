@@ -682,11 +682,10 @@ mod tests {
     fn answer_codec_writes_what_serde_json_writes() {
         use rmcp::model::{CallToolResult, ServerResult};
 
-        use crate::catalog::Catalog;
         use crate::cmd::resources::MetaDelivery;
         use crate::cmd::{resources, tools};
 
-        let catalog = Catalog::baked();
+        let catalog = crate::catalog::builtin();
         // What the codec is given (documents' `_meta` deferred, as the stdio server reads
         // them) and what serde_json must agree with (the `_meta` value built in full).
         let mut results: Vec<(ServerResult, ServerResult)> = Vec::new();
@@ -758,10 +757,9 @@ mod tests {
     fn deferred_meta_is_written_in_place_of_its_own_placeholder() {
         use rmcp::model::ReadResourceResult;
 
-        use crate::catalog::Catalog;
         use crate::cmd::resources::{self, MetaDelivery};
 
-        let catalog = Catalog::baked();
+        let catalog = crate::catalog::builtin();
         let document = catalog.documents().first().expect("a document");
         let deferred =
             resources::read_with(&catalog, &document.uri, MetaDelivery::Deferred).expect("reads");

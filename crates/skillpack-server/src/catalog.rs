@@ -7,24 +7,15 @@ use crate::model::{
     ArchivedTarget,
 };
 
-/// Byte data aligned for the archive (`include_bytes!` only guarantees alignment 1).
-#[repr(C, align(16))]
-pub struct Aligned<T: ?Sized>(pub T);
-
-mod baked {
-    include!(concat!(env!("OUT_DIR"), "/baked.rs"));
-}
-
-/// `<crate version>+<first 12 hex digits of the fingerprint>`.
-pub const SERVER_VERSION: &str = baked::SERVER_VERSION;
-
-/// A handle on the catalog: two references, free to copy.
+/// A handle on the catalog: a few references, free to copy.
 #[derive(Clone, Copy)]
 pub struct Catalog {
     archive: &'static ArchivedCatalog,
     content: &'static [u8],
-    /// Size of the archive in bytes (the content blob is `content.len()`).
-    archive_bytes: usize,
+    /// The archive's bytes (the content blob is `content`), for [`Catalog::verify`] and sizes.
+    archive_bytes: &'static [u8],
+    /// `<package version>+<first 12 hex digits of the fingerprint>`: `serverInfo.version`.
+    server_version: &'static str,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -37,18 +28,31 @@ impl std::fmt::Debug for Catalog {
 }
 
 impl Catalog {
-    /// The catalog compiled into this binary.
-    pub fn baked() -> Catalog {
-        // SAFETY: `build.rs` wrote these bytes with `rkyv::to_bytes` for exactly this
-        // `Catalog` type (both are compiled from `src/model.rs`), they are embedded
-        // read-only and 16-byte aligned. Validating them here would walk the whole archive
-        // at every start-up, which is what this design avoids; the test suite validates
-        // the archive with `rkyv::access` instead.
-        let archive = unsafe { rkyv::access_unchecked::<ArchivedCatalog>(&baked::CATALOG.0) };
+    /// The catalog a build script baked with `skillpack_build` (what [`crate::baked!`]
+    /// expands to).
+    ///
+    /// # Safety
+    ///
+    /// `archive` must be the `catalog.bin` that `skillpack_build` of the same version as
+    /// this crate's `skillpack-build` dependency wrote, 16-byte aligned, and `content` the
+    /// `content.bin` written with it. [`crate::baked!`] includes both and checks the
+    /// version at compile time. Validating the archive here would walk all of it at every
+    /// start-up, which is what this design avoids; the test suite and `skillpack info`
+    /// validate it with [`Catalog::verify`] instead.
+    pub unsafe fn from_baked(
+        archive: &'static [u8],
+        content: &'static [u8],
+        server_version: &'static str,
+    ) -> Catalog {
+        // SAFETY: the caller guarantees bytes written with `rkyv::to_bytes` for exactly
+        // this `Catalog` type (both sides use one `skillpack_build::model`), aligned and
+        // embedded read-only.
+        let archive_root = unsafe { rkyv::access_unchecked::<ArchivedCatalog>(archive) };
         Catalog {
-            archive,
-            content: baked::CONTENT,
-            archive_bytes: baked::CATALOG.0.len(),
+            archive: archive_root,
+            content,
+            archive_bytes: archive,
+            server_version,
         }
     }
 
@@ -61,23 +65,30 @@ impl Catalog {
     /// serves it unchanged. Compile once per catalog and keep the handle; each call leaks
     /// the archive and the content blob.
     pub fn from_compiled(output: crate::compile::Output) -> Result<Catalog, String> {
+        let server_version: &'static str = output.server_version.clone().leak();
         let archive: &'static rkyv::util::AlignedVec = Box::leak(Box::new(output.archive()));
         let content: &'static [u8] = output.content.leak();
-        let archive_bytes = archive.len();
-        let archive = rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(archive.as_slice())
+        let archive_root = rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(archive.as_slice())
             .map_err(|error| format!("the compiled archive does not validate: {error}"))?;
         Ok(Catalog {
-            archive,
+            archive: archive_root,
             content,
-            archive_bytes,
+            archive_bytes: archive.as_slice(),
+            server_version,
         })
     }
 
-    /// Validate the embedded archive completely (for tests and `skillpack info`).
-    pub fn verify_baked() -> Result<(), String> {
-        rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(&baked::CATALOG.0)
+    /// Validate the archive completely (tests and `skillpack info`): every offset in
+    /// bounds, every string UTF-8, every enum tag known.
+    pub fn verify(&self) -> Result<(), String> {
+        rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(self.archive_bytes)
             .map(|_| ())
             .map_err(|error| error.to_string())
+    }
+
+    /// `<package version>+<first 12 hex digits of the fingerprint>`.
+    pub fn server_version(&self) -> &'static str {
+        self.server_version
     }
 
     pub fn archive(&self) -> &'static ArchivedCatalog {
@@ -87,7 +98,7 @@ impl Catalog {
     /// Bytes of the embedded archive (metadata, indexes, pre-rendered JSON) and of the
     /// content blob: what the catalog adds to the binary.
     pub fn embedded_bytes(&self) -> (usize, usize) {
-        (self.archive_bytes, self.content.len())
+        (self.archive_bytes.len(), self.content.len())
     }
 
     /// The content blob the archive's spans point into.
@@ -182,21 +193,26 @@ impl Catalog {
     }
 }
 
+/// The repository's own `skills/` and `docs/` (what the `skillpack` binary bakes), compiled
+/// in-process once: unit tests of this crate run on real content without a baked binary.
+#[cfg(test)]
+pub(crate) fn builtin() -> Catalog {
+    static BUILTIN: std::sync::OnceLock<Catalog> = std::sync::OnceLock::new();
+    *BUILTIN.get_or_init(|| {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let config =
+            crate::compile::Config::from_env(&root, "0.0.0", |_| None).expect("default settings");
+        let output = crate::compile::compile(&config).expect("the built-in content compiles");
+        Catalog::from_compiled(output).expect("the archive validates")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cmd::resources;
     use crate::compile::{self, Config};
     use crate::model::Target;
-
-    /// The catalog this binary would bake from the crate's own folders, compiled in-process.
-    fn builtin_compiled() -> Catalog {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let config =
-            Config::from_env(root, env!("CARGO_PKG_VERSION"), |_| None).expect("default settings");
-        let output = compile::compile(&config).expect("the built-in content compiles");
-        Catalog::from_compiled(output).expect("the archive validates")
-    }
 
     /// Every URI the catalog names, with the target it must resolve to.
     fn named_uris(catalog: &Catalog) -> Vec<(String, Target)> {
@@ -253,7 +269,7 @@ mod tests {
 
     #[test]
     fn the_uri_index_finds_every_uri_exactly_and_nothing_else() {
-        assert_index_is_exact(&Catalog::baked());
+        assert_index_is_exact(&builtin());
         // Percent-encoded paths, ids and anchors, nested skills and directories.
         let dir = tempfile::tempdir().unwrap();
         let write = |rel: &str, text: &str| {
@@ -309,35 +325,6 @@ mod tests {
                 "{uri}: {:?}",
                 error.candidates
             );
-        }
-    }
-
-    #[test]
-    fn a_catalog_compiled_in_process_serves_what_the_baked_one_serves() {
-        if option_env!("SKILLPACK_SKILLS_DIR").is_some()
-            || option_env!("SKILLPACK_DOCS_DIR").is_some()
-        {
-            eprintln!("SKIP: this build bakes other content (SKILLPACK_*_DIR set)");
-            return;
-        }
-        let baked = Catalog::baked();
-        let compiled = builtin_compiled();
-        assert_eq!(compiled.fingerprint(), baked.fingerprint());
-        assert_eq!(compiled.documents().len(), baked.documents().len());
-        let skill = &baked.skills()[0];
-        let document_uri = baked.document(skill.document.to_native()).uri.as_str();
-        let chunk = &baked.document(skill.document.to_native()).chunks[0];
-        for uri in [
-            crate::uri::SKILLS_INDEX.to_owned(),
-            document_uri.to_owned(),
-            crate::uri::chunk(document_uri, &chunk.id),
-            skill.skill_md_uri.to_string(),
-        ] {
-            let from_baked =
-                serde_json::to_string(&resources::read(&baked, &uri).unwrap()).unwrap();
-            let from_compiled =
-                serde_json::to_string(&resources::read(&compiled, &uri).unwrap()).unwrap();
-            assert_eq!(from_compiled, from_baked, "{uri}");
         }
     }
 }

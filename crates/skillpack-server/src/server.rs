@@ -14,7 +14,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-use crate::catalog::{Catalog, SERVER_VERSION};
+use crate::catalog::Catalog;
 use crate::cmd;
 use crate::contract::CACHE_TTL_MS;
 use crate::uri;
@@ -48,7 +48,7 @@ impl SkillpackServer {
             .build();
         let mut info = ServerConfig::new(capabilities)
             .with_server_info(
-                Implementation::new(catalog.name(), SERVER_VERSION)
+                Implementation::new(catalog.name(), catalog.server_version())
                     .with_title(format!("{} (skillpack catalog)", catalog.name()))
                     .with_description("Agent Skills and docs compiled into one binary, served read-only from memory."),
             )

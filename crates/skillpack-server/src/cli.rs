@@ -1,5 +1,6 @@
 //! The `skillpack` command line: `serve` (the default), `info`, `list`, `read`, `search`,
-//! `fingerprint`. The binary in `src/bin` only calls [`main`].
+//! `fingerprint`. A binary's `main` (`skillpack_server::main!`) only calls [`main`] with
+//! its baked catalog.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -11,7 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use rmcp::model::ResourceContents;
 use serde_json::json;
 
-use crate::catalog::{Catalog, SERVER_VERSION};
+use crate::catalog::Catalog;
 use crate::cmd;
 use crate::model::ArchivedDocKind;
 use crate::server::SkillpackServer;
@@ -20,7 +21,6 @@ use crate::transport::http;
 #[derive(Parser, Debug)]
 #[command(
     name = "skillpack",
-    version = SERVER_VERSION,
     about = "An MCP server for the Agent Skills and docs compiled into this binary.",
     long_about = "An MCP server for the Agent Skills and docs compiled into this binary.\n\n\
                   With no command it serves MCP over stdio. The catalog is fixed at build time \
@@ -212,8 +212,14 @@ pub enum ListKind {
     Docs,
 }
 
-pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+/// The whole command line over `catalog` (what `skillpack_server::main!` calls with the
+/// baked one).
+pub fn main(catalog: Catalog) -> ExitCode {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command()
+        .version(catalog.server_version())
+        .get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     let serving = matches!(cli.command, None | Some(Command::Serve(_)));
     // rmcp logs every stateless HTTP request at info; its warnings (refused Host/Origin)
     // are what an operator needs by default.
@@ -221,7 +227,6 @@ pub fn main() -> ExitCode {
         cli.log_level.as_deref(),
         if serving { "info,rmcp=warn" } else { "warn" },
     );
-    let catalog = Catalog::baked();
     match cli.command.unwrap_or(Command::Serve(ServeArgs::default())) {
         Command::Serve(args) => serve(catalog, args),
         Command::Info { json } => info(&catalog, json),
@@ -324,7 +329,7 @@ fn serve_stdio(catalog: Catalog) -> ExitCode {
     };
     tracing::info!(
         name = catalog.name(),
-        version = SERVER_VERSION,
+        version = catalog.server_version(),
         fingerprint = catalog.fingerprint(),
         "serving MCP over stdio"
     );
@@ -394,11 +399,14 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
     let archive = catalog.archive();
     let t = &archive.totals;
     let (sandbox, verified) = crate::sandbox::probe();
+    // The server never validates the archive (it reads it in place at start-up); `info`
+    // does, completely, so a release can be checked before it ships.
+    let archive_valid = catalog.verify().is_ok();
     let mut sandbox_json = sandbox.to_json();
     sandbox_json["verified"] = json!(verified);
     let summary = json!({
         "name": catalog.name(),
-        "version": SERVER_VERSION,
+        "version": catalog.server_version(),
         "fingerprint": catalog.fingerprint(),
         "contract_version": crate::model::CONTRACT_VERSION,
         "skills": t.skills.to_native(),
@@ -410,6 +418,7 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
         "content_bytes": t.content_bytes.to_native(),
         "blob_bytes": t.blob_bytes.to_native(),
         "archive_bytes": catalog.embedded_bytes().0,
+        "archive_valid": archive_valid,
         "uris": archive.uri_index.len(),
         "sandbox": sandbox_json,
     });
@@ -417,7 +426,7 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
         println!("{summary:#}");
     } else {
         println!("name:         {}", catalog.name());
-        println!("version:      {SERVER_VERSION}");
+        println!("version:      {}", catalog.server_version());
         println!("fingerprint:  {}", catalog.fingerprint());
         println!("contract:     {}", crate::model::CONTRACT_VERSION);
         println!(
@@ -434,8 +443,13 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
             t.content_bytes, t.blob_bytes
         );
         println!(
-            "index:        {} bytes (metadata, URI index, pre-rendered JSON)",
-            catalog.embedded_bytes().0
+            "index:        {} bytes (metadata, URI index, pre-rendered JSON){}",
+            catalog.embedded_bytes().0,
+            if archive_valid {
+                ", validated"
+            } else {
+                ", DOES NOT VALIDATE: rebuild the binary"
+            }
         );
         println!("uris:         {}", archive.uri_index.len());
         println!(

@@ -54,6 +54,8 @@ pub struct Output {
     pub content: Vec<u8>,
     /// Warnings (the compile succeeded).
     pub report: Report,
+    /// `serverInfo.version`: `<package version>+<first 12 hex digits of the fingerprint>`.
+    pub server_version: String,
 }
 
 impl Output {
@@ -663,6 +665,7 @@ fn bake(
     catalog.startup = startup::facts(&catalog);
 
     Output {
+        server_version: render::server_version(&config.crate_version, &catalog.fingerprint),
         catalog,
         content: blob.bytes,
         report,
