@@ -52,6 +52,20 @@ pub fn compile_dirs(
             errors.join("\n")
         )
     })?;
+    let warnings = output.report.warnings().count();
+    if warnings > 0 {
+        eprintln!(
+            "{} and {}: {warnings} build warnings, e.g. {}",
+            skills.display(),
+            docs.display(),
+            output
+                .report
+                .warnings()
+                .next()
+                .map(|w| w.to_string())
+                .unwrap_or_default()
+        );
+    }
     let bytes = output.catalog_bytes();
     let mut aligned = rkyv::util::AlignedVec::<16>::with_capacity(bytes.len());
     aligned.extend_from_slice(&bytes);
