@@ -170,6 +170,7 @@ fn bench(c: &mut Criterion) {
             kind: Kind::All,
             offset: 0,
             limit: 10,
+            also: &[],
         };
         let results = index.search(&request);
         eprintln!("{name}: {query:?} → {} hits", results.total);

@@ -1,10 +1,18 @@
-//! Relevance evaluation of `skillpack search` over the public corpora (the Rust book and
-//! the Anthropic skills in `../shared/corpora`), beside plain whole-document BM25.
+//! Relevance evaluation of `skillpack search`, beside plain whole-document BM25, on three
+//! splits of the relevance set in `benches/relevance/`:
+//! - `tuning.tsv` (used while improving the ranking model) and `heldout.tsv` (only ever
+//!   evaluated), over the public corpora in `../shared/corpora` (the Rust book and the
+//!   Anthropic skills; skipped with a message when absent);
+//! - `frozen.tsv`, over the corpora committed in `benches/corpora` (the uv manual and the
+//!   superpowers skills): written before the ranking was changed for it, only ever
+//!   evaluated, never inspected question by question and never used to choose a parameter.
+//!   Its figures are also given per kind of question, and with `--paraphrases` with each
+//!   question's alternative phrasings (`frozen-paraphrases.tsv`) fused as `catalog_search`
+//!   fuses its `also` list.
 //!
-//! Run it with `scripts/search-eval` (see `--help` there). The relevance set is in
-//! `benches/relevance/`: `tuning.tsv` (used while improving the ranking model) and
-//! `heldout.tsv` (only ever evaluated). Each line is `question<TAB>document URI<TAB>anchor`
-//! (the anchor may be empty when the question names no section).
+//! Run it with `scripts/search-eval` (see `--help` there). Each line of a split is
+//! `question<TAB>document URI<TAB>anchor` (the anchor may be empty when the question names
+//! no section); the frozen split adds `<TAB>kind`.
 //!
 //! Metrics, per split:
 //! - recall@1 / recall@3: the expected document is the first hit / among the first three;
@@ -19,7 +27,7 @@
 #[path = "../benches/relevance/eval.rs"]
 mod eval;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use eval::Baseline;
@@ -27,6 +35,9 @@ use skillpack_server::search::{Kind, Params, Request};
 
 struct Options {
     splits: Vec<String>,
+    paraphrases: bool,
+    /// Which build `--outline` and `--query` look at: `shared` or `frozen`.
+    corpus: String,
     verbose: bool,
     outline: bool,
     query: Option<String>,
@@ -35,7 +46,9 @@ struct Options {
 
 fn parse_args() -> Result<Options, String> {
     let mut options = Options {
-        splits: vec!["tuning".into(), "heldout".into()],
+        splits: vec!["tuning".into(), "heldout".into(), "frozen".into()],
+        paraphrases: false,
+        corpus: "shared".into(),
         verbose: false,
         outline: false,
         query: None,
@@ -45,12 +58,22 @@ fn parse_args() -> Result<Options, String> {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--split" => {
-                let split = args.next().ok_or("--split takes tuning, heldout or all")?;
+                let split = args
+                    .next()
+                    .ok_or("--split takes tuning, heldout, frozen or all")?;
                 options.splits = match split.as_str() {
-                    "all" => vec!["tuning".into(), "heldout".into()],
-                    "tuning" | "heldout" => vec![split],
+                    "all" => vec!["tuning".into(), "heldout".into(), "frozen".into()],
+                    "tuning" | "heldout" | "frozen" => vec![split],
                     other => return Err(format!("unknown split {other:?}")),
                 };
+            }
+            "--paraphrases" => options.paraphrases = true,
+            "--corpus" => {
+                let corpus = args.next().ok_or("--corpus takes shared or frozen")?;
+                if corpus != "shared" && corpus != "frozen" {
+                    return Err(format!("unknown corpus {corpus:?}"));
+                }
+                options.corpus = corpus;
             }
             "--verbose" => options.verbose = true,
             "--outline" => options.outline = true,
@@ -61,8 +84,9 @@ fn parse_args() -> Result<Options, String> {
             }
             "--help" | "-h" => {
                 return Err(
-                    "usage: search-eval [--split tuning|heldout|all] [--verbose] \
-                            [--param name=value]... [--query Q] [--outline]"
+                    "usage: search-eval [--split tuning|heldout|frozen|all] [--paraphrases] \
+                            [--verbose] [--param name=value]... \
+                            [--corpus shared|frozen] [--query Q] [--outline]"
                         .into(),
                 );
             }
@@ -118,127 +142,207 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let corpora = root.join("../shared/corpora");
-    if !corpora.join("rust-book/src").is_dir() {
-        eprintln!(
-            "search-eval needs the public corpora at {}",
-            corpora.display()
-        );
-        return ExitCode::FAILURE;
-    }
-    let started = std::time::Instant::now();
-    let (archive_bytes, content) = match eval::compile_corpora(&corpora) {
-        Ok(compiled) => compiled,
+    match run(&options) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("{message}");
-            return ExitCode::FAILURE;
+            ExitCode::FAILURE
         }
+    }
+}
+
+type Compiled = (rkyv::util::AlignedVec<16>, Vec<u8>);
+
+/// The build a split (or `--corpus`) is over: `shared` (the public corpora in
+/// `../shared/corpora`, `None` when absent) or `frozen` (`benches/corpora`).
+fn compile(root: &Path, corpus: &str) -> Result<Option<Compiled>, String> {
+    let started = std::time::Instant::now();
+    let compiled = if corpus == "frozen" {
+        eval::compile_frozen_corpora(root)?
+    } else {
+        let corpora = root.join("../shared/corpora");
+        if !corpora.join("rust-book/src").is_dir() {
+            eprintln!(
+                "skipped: the tuning and held-out splits need the public corpora at {}",
+                corpora.display()
+            );
+            return Ok(None);
+        }
+        eval::compile_corpora(&corpora)?
     };
-    let index = eval::index(&archive_bytes, &content);
+    let index = eval::index(&compiled.0, &compiled.1);
     let archive = index.archive;
     eprintln!(
-        "compiled the corpora in {:.2?}: {} documents, {} passages, {} terms, {} postings bytes",
+        "compiled the {corpus} corpora in {:.2?}: {} documents, {} passages, {} terms, {} postings bytes",
         started.elapsed(),
         archive.documents.len(),
         archive.search.passages.len(),
         archive.search.terms.len(),
         archive.search.postings.len()
     );
+    Ok(Some(compiled))
+}
 
-    if options.outline {
-        for document in archive.documents.iter() {
-            println!("{}\t{}", document.uri, document.title);
-            for h in document.outline.iter() {
-                println!(
-                    "  {}{}\t#{}",
-                    "  ".repeat(h.level as usize),
-                    h.text,
-                    h.anchor
-                );
-            }
+fn run(options: &Options) -> Result<(), String> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if options.outline || options.query.is_some() {
+        let Some((archive_bytes, content)) = compile(&root, &options.corpus)? else {
+            return Err("no corpora to look at".into());
+        };
+        let index = eval::index(&archive_bytes, &content);
+        if options.outline {
+            print_outline(&index);
+        } else if let Some(query) = &options.query {
+            print_query(&index, query, &options.params);
         }
-        return ExitCode::SUCCESS;
-    }
-    if let Some(query) = &options.query {
-        let results = index.search_with(
-            &Request {
-                query,
-                kind: Kind::All,
-                offset: 0,
-                limit: 10,
-            },
-            &options.params,
-        );
-        for (i, hit) in results.hits.iter().enumerate() {
-            let document = index.document(hit.document);
-            let path: Vec<&str> = index
-                .heading_path(hit)
-                .iter()
-                .map(|h| h.text.as_str())
-                .collect();
-            println!(
-                "{:2}. {:7.3} {} | {}",
-                i + 1,
-                hit.score,
-                document.uri,
-                path.join(" › ")
-            );
-        }
-        return ExitCode::SUCCESS;
+        return Ok(());
     }
 
-    let baseline = Baseline::new(&index);
     println!(
-        "{:<28} {:>3}  {:>8}  {:>8}  {:>6}  section@3",
+        "{:<44} {:>3}  {:>8}  {:>8}  {:>6}  section@3",
         "split / ranker", "n", "recall@1", "recall@3", "MRR"
     );
-    let (mut whole, mut whole_plain) = (eval::Scores::default(), eval::Scores::default());
-    for split in &options.splits {
-        let questions = eval::load(&root.join(format!("benches/relevance/{split}.tsv")));
-        // Per-question detail only for the tuning split: the held-out third is only ever
-        // evaluated, never inspected.
-        let verbose = options.verbose && split == "tuning";
-        let evaluated = eval::evaluate(&index, &baseline, &questions, &options.params, |miss| {
-            if !verbose {
-                return;
-            }
-            let q = miss.question;
+    let shared: Vec<&String> = options
+        .splits
+        .iter()
+        .filter(|s| s.as_str() != eval::FROZEN)
+        .collect();
+    if !shared.is_empty()
+        && let Some((archive_bytes, content)) = compile(&root, "shared")?
+    {
+        let index = eval::index(&archive_bytes, &content);
+        let baseline = Baseline::new(&index);
+        let (mut whole, mut whole_plain) = (eval::Scores::default(), eval::Scores::default());
+        for split in &shared {
+            let questions = eval::load(&root.join(format!("benches/relevance/{split}.tsv")));
+            // Per-question detail only for the tuning split: the held-out third is only
+            // ever evaluated, never inspected.
+            let verbose = options.verbose && split.as_str() == "tuning";
+            let (ours, plain) =
+                eval::evaluate(&index, &baseline, &questions, &options.params, |miss| {
+                    if verbose {
+                        print_miss(&index, &miss);
+                    }
+                })
+                .map_err(|message| format!("{split}: {message}"))?;
+            println!("{}", ours.line(&format!("{split} / skillpack")));
+            println!("{}", plain.line(&format!("{split} / plain BM25 (doc)")));
+            whole.merge(&ours);
+            whole_plain.merge(&plain);
+        }
+        if shared.len() > 1 {
+            println!("{}", whole.line("tuning+heldout / skillpack"));
+            println!("{}", whole_plain.line("tuning+heldout / plain BM25 (doc)"));
+        }
+    }
+    if options.splits.iter().any(|s| s == eval::FROZEN) {
+        frozen(&root, options)?;
+    }
+    Ok(())
+}
+
+/// The frozen split: the whole split beside plain BM25, then per kind; with
+/// `--paraphrases`, the same with each question's alternative phrasings fused. Never per
+/// question: its misses are not for reading.
+fn frozen(root: &Path, options: &Options) -> Result<(), String> {
+    let Some((archive_bytes, content)) = compile(root, "frozen")? else {
+        return Ok(());
+    };
+    let index = eval::index(&archive_bytes, &content);
+    let baseline = Baseline::new(&index);
+    let questions = eval::load(&root.join("benches/relevance/frozen.tsv"));
+    let problems = eval::check(&index, &questions, true);
+    if !problems.is_empty() {
+        return Err(format!("frozen.tsv:\n{}", problems.join("\n")));
+    }
+    let paraphrases = options
+        .paraphrases
+        .then(|| eval::load_paraphrases(&root.join("benches/relevance/frozen-paraphrases.tsv")));
+    let report = |name: &str, questions: &[eval::Question]| -> Result<(), String> {
+        let (ours, plain) = eval::evaluate(&index, &baseline, questions, &options.params, |_| {})?;
+        println!("{}", ours.line(&format!("{name} / skillpack")));
+        println!("{}", plain.line(&format!("{name} / plain BM25 (doc)")));
+        if let Some(paraphrases) = &paraphrases {
+            let (ours, plain) =
+                eval::evaluate_fused(&index, &baseline, questions, paraphrases, &options.params)?;
+            println!("{}", ours.line(&format!("{name} / skillpack + also")));
+            println!("{}", plain.line(&format!("{name} / plain BM25 + also")));
+        }
+        Ok(())
+    };
+    report("frozen", &questions)?;
+    for (kind, label) in eval::KINDS {
+        let of_kind: Vec<eval::Question> = questions
+            .iter()
+            .filter(|q| q.kind == kind)
+            .cloned()
+            .collect();
+        report(&format!("  {label}"), &of_kind)?;
+    }
+    Ok(())
+}
+
+fn print_outline(index: &skillpack_server::search::Index<'_>) {
+    for document in index.archive.documents.iter() {
+        println!("{}\t{}", document.uri, document.title);
+        for h in document.outline.iter() {
             println!(
-                "  MISS doc@{:?} section@{:?}: {}  [{}#{}]",
-                miss.doc_rank, miss.section_rank, q.text, q.uri, q.anchor
+                "  {}{}\t#{}",
+                "  ".repeat(h.level as usize),
+                h.text,
+                h.anchor
             );
-            for (i, hit) in miss.results.hits.iter().take(3).enumerate() {
-                let document = index.document(hit.document);
-                let path: Vec<&str> = index
-                    .heading_path(hit)
-                    .iter()
-                    .map(|h| h.text.as_str())
-                    .collect();
-                println!(
-                    "      {}. {:.2} {} | {}",
-                    i + 1,
-                    hit.score,
-                    document.uri,
-                    path.join(" › ")
-                );
-            }
-        });
-        let (ours, plain) = match evaluated {
-            Ok(scores) => scores,
-            Err(message) => {
-                eprintln!("{split}: {message}");
-                return ExitCode::FAILURE;
-            }
-        };
-        println!("{}", ours.line(&format!("{split} / skillpack")));
-        println!("{}", plain.line(&format!("{split} / plain BM25 (doc)")));
-        whole.merge(&ours);
-        whole_plain.merge(&plain);
+        }
     }
-    if options.splits.len() > 1 {
-        println!("{}", whole.line("whole set / skillpack"));
-        println!("{}", whole_plain.line("whole set / plain BM25 (doc)"));
+}
+
+fn print_query(index: &skillpack_server::search::Index<'_>, query: &str, params: &Params) {
+    let results = index.search_with(
+        &Request {
+            query,
+            kind: Kind::All,
+            offset: 0,
+            limit: 10,
+            also: &[],
+        },
+        params,
+    );
+    for (i, hit) in results.hits.iter().enumerate() {
+        let document = index.document(hit.document);
+        let path: Vec<&str> = index
+            .heading_path(hit)
+            .iter()
+            .map(|h| h.text.as_str())
+            .collect();
+        println!(
+            "{:2}. {:7.3} {} | {}",
+            i + 1,
+            hit.score,
+            document.uri,
+            path.join(" › ")
+        );
     }
-    ExitCode::SUCCESS
+}
+
+fn print_miss(index: &skillpack_server::search::Index<'_>, miss: &eval::Miss<'_>) {
+    let q = miss.question;
+    println!(
+        "  MISS doc@{:?} section@{:?}: {}  [{}#{}]",
+        miss.doc_rank, miss.section_rank, q.text, q.uri, q.anchor
+    );
+    for (i, hit) in miss.results.hits.iter().take(3).enumerate() {
+        let document = index.document(hit.document);
+        let path: Vec<&str> = index
+            .heading_path(hit)
+            .iter()
+            .map(|h| h.text.as_str())
+            .collect();
+        println!(
+            "      {}. {:.2} {} | {}",
+            i + 1,
+            hit.score,
+            document.uri,
+            path.join(" › ")
+        );
+    }
 }

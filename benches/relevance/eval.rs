@@ -9,22 +9,63 @@ use std::path::Path;
 use skillpack_server::analyze::{Analyzer, TermKind, is_stopword};
 use skillpack_server::compile::{self, Config};
 use skillpack_server::model::ArchivedCatalog;
-use skillpack_server::search::{Index, Kind, Params, Request};
+use skillpack_server::search::fuse::RRF_K;
+use skillpack_server::search::{Index, Kind, MAX_RESULTS, Params, Request, Results};
 
 pub const SPLITS: [&str; 2] = ["tuning", "heldout"];
 
+/// The frozen split: questions over `benches/corpora` (see `compile_frozen_corpora`),
+/// written before any ranking change and never used to choose a parameter.
+pub const FROZEN: &str = "frozen";
+
 /// The corpora build, compiled in-process: `(archive bytes, content)`.
 pub fn compile_corpora(corpora: &Path) -> Result<(rkyv::util::AlignedVec<16>, Vec<u8>), String> {
-    let config = Config::for_dirs(
-        corpora.join("anthropic-skills/skills"),
-        corpora.join("rust-book/src"),
-    );
+    compile_dirs(
+        &corpora.join("anthropic-skills/skills"),
+        &corpora.join("rust-book/src"),
+    )
+}
+
+/// The frozen split's build, from the corpora committed under `benches/corpora` (the uv
+/// manual as docs, the superpowers skills as skills), compiled in-process.
+pub fn compile_frozen_corpora(
+    crate_root: &Path,
+) -> Result<(rkyv::util::AlignedVec<16>, Vec<u8>), String> {
+    let corpora = crate_root.join("benches/corpora");
+    compile_dirs(
+        &corpora.join("superpowers/skills"),
+        &corpora.join("uv/docs"),
+    )
+}
+
+/// Compile a skills folder and a docs folder in-process: `(archive bytes, content)`.
+pub fn compile_dirs(
+    skills: &Path,
+    docs: &Path,
+) -> Result<(rkyv::util::AlignedVec<16>, Vec<u8>), String> {
+    let config = Config::for_dirs(skills, docs);
     let output = compile::compile(&config).map_err(|report| {
+        let errors: Vec<String> = report.errors().map(|e| e.to_string()).collect();
         format!(
-            "the corpora do not compile: {} errors",
-            report.errors().count()
+            "the corpora do not compile: {} errors\n{}",
+            errors.len(),
+            errors.join("\n")
         )
     })?;
+    let warnings = output.report.warnings().count();
+    if warnings > 0 {
+        eprintln!(
+            "{} and {}: {warnings} build warnings, e.g. {}",
+            skills.display(),
+            docs.display(),
+            output
+                .report
+                .warnings()
+                .next()
+                .map(|w| w.to_string())
+                .unwrap_or_default()
+        );
+    }
     let bytes = output.catalog_bytes();
     let mut aligned = rkyv::util::AlignedVec::<16>::with_capacity(bytes.len());
     aligned.extend_from_slice(&bytes);
@@ -40,11 +81,24 @@ pub fn index<'a>(archive: &'a rkyv::util::AlignedVec<16>, content: &'a [u8]) -> 
     Index { archive, content }
 }
 
+#[derive(Debug, Clone)]
 pub struct Question {
     pub text: String,
     pub uri: String,
     pub anchor: String,
+    /// The kind of question (fourth column, frozen split only): `natural`, `error`,
+    /// `code`, `keywords` or `everyday`; empty when not given.
+    pub kind: String,
 }
+
+/// The kinds of question of the frozen split, in report order.
+pub const KINDS: [(&str, &str); 5] = [
+    ("natural", "natural language"),
+    ("error", "pasted error message"),
+    ("code", "code-shaped"),
+    ("keywords", "short keywords"),
+    ("everyday", "newcomer's everyday words"),
+];
 
 pub fn load(path: &Path) -> Vec<Question> {
     let text = std::fs::read_to_string(path)
@@ -56,12 +110,40 @@ pub fn load(path: &Path) -> Vec<Question> {
             let text = parts.next().unwrap_or_default().trim().to_owned();
             let uri = parts.next().unwrap_or_default().trim().to_owned();
             let anchor = parts.next().unwrap_or_default().trim().to_owned();
+            let kind = parts.next().unwrap_or_default().trim().to_owned();
             assert!(
                 !text.is_empty() && !uri.is_empty(),
                 "{}: malformed line {line:?}",
                 path.display()
             );
-            Question { text, uri, anchor }
+            Question {
+                text,
+                uri,
+                anchor,
+                kind,
+            }
+        })
+        .collect()
+}
+
+/// Alternative phrasings: `question<TAB>phrasing<TAB>phrasing…` per line, keyed by the
+/// question as written in its split.
+pub fn load_paraphrases(path: &Path) -> HashMap<String, Vec<String>> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|line| {
+            let mut parts = line.split('\t').map(str::trim);
+            let question = parts.next().unwrap_or_default().to_owned();
+            let phrasings: Vec<String> =
+                parts.filter(|p| !p.is_empty()).map(str::to_owned).collect();
+            assert!(
+                !question.is_empty() && !phrasings.is_empty(),
+                "{}: malformed line {line:?}",
+                path.display()
+            );
+            (question, phrasings)
         })
         .collect()
 }
@@ -137,7 +219,7 @@ impl Scores {
             )
         };
         format!(
-            "{name:<28} {:>3}  {:8.3}  {:8.3}  {:6.3}  {section}",
+            "{name:<44} {:>3}  {:8.3}  {:8.3}  {:6.3}  {section}",
             self.n,
             self.r1 as f64 / n,
             self.r3 as f64 / n,
@@ -176,8 +258,29 @@ impl Baseline {
         }
     }
 
-    /// Document indices, best first.
+    /// Document indices, best first (the first 10).
     pub fn rank(&self, query: &str) -> Vec<u32> {
+        self.rank_to(query, 10)
+    }
+
+    /// Several phrasings' rankings fused as `catalog_search` fuses them (reciprocal rank
+    /// fusion, k = 60, each ranking to the same depth): the first 10.
+    pub fn rank_fused(&self, queries: &[&str]) -> Vec<u32> {
+        let mut fused: HashMap<u32, (f32, usize)> = HashMap::new();
+        for (list, query) in queries.iter().enumerate() {
+            for (rank, d) in self.rank_to(query, MAX_RESULTS).into_iter().enumerate() {
+                let entry = fused.entry(d).or_insert((0.0, usize::MAX));
+                entry.0 += 1.0 / (RRF_K + (rank + 1) as f32);
+                entry.1 = entry.1.min(rank * queries.len() + list);
+            }
+        }
+        let mut order: Vec<(u32, (f32, usize))> = fused.into_iter().collect();
+        order.sort_by(|a, b| b.1.0.total_cmp(&a.1.0).then(a.1.1.cmp(&b.1.1)));
+        order.into_iter().take(10).map(|(d, _)| d).collect()
+    }
+
+    /// Document indices, best first (the first `depth`).
+    pub fn rank_to(&self, query: &str, depth: usize) -> Vec<u32> {
         let mut analyzer = Analyzer::new();
         let mut terms: Vec<(String, TermKind)> = Vec::new();
         analyzer.analyze(query, 0, |t| terms.push((t.text.to_owned(), t.kind)));
@@ -209,7 +312,7 @@ impl Baseline {
                 .total_cmp(&scores[a as usize])
                 .then(a.cmp(&b))
         });
-        order.truncate(10);
+        order.truncate(depth);
         order
     }
 }
@@ -228,6 +331,76 @@ pub fn evaluate<'q>(
     baseline: &Baseline,
     questions: &'q [Question],
     params: &Params,
+    on_miss: impl FnMut(Miss<'q>),
+) -> Result<(Scores, Scores), String> {
+    evaluate_by(
+        index,
+        questions,
+        |q| {
+            index.search_with(
+                &Request {
+                    query: &q.text,
+                    kind: Kind::All,
+                    offset: 0,
+                    limit: 10,
+                    also: &[],
+                },
+                params,
+            )
+        },
+        |q| baseline.rank(&q.text),
+        on_miss,
+    )
+}
+
+/// Evaluate one split with each question's alternative phrasings fused (`also`), for
+/// skillpack and for plain BM25 alike. A question without phrasings is an error.
+pub fn evaluate_fused<'q>(
+    index: &Index<'_>,
+    baseline: &Baseline,
+    questions: &'q [Question],
+    paraphrases: &HashMap<String, Vec<String>>,
+    params: &Params,
+) -> Result<(Scores, Scores), String> {
+    if let Some(q) = questions
+        .iter()
+        .find(|q| !paraphrases.contains_key(&q.text))
+    {
+        return Err(format!("{:?} has no paraphrases", q.text));
+    }
+    let also =
+        |q: &Question| -> Vec<&str> { paraphrases[&q.text].iter().map(String::as_str).collect() };
+    evaluate_by(
+        index,
+        questions,
+        |q| {
+            index.search_with(
+                &Request {
+                    query: &q.text,
+                    kind: Kind::All,
+                    offset: 0,
+                    limit: 10,
+                    also: &also(q),
+                },
+                params,
+            )
+        },
+        |q| {
+            let mut all = vec![q.text.as_str()];
+            all.extend(also(q));
+            baseline.rank_fused(&all)
+        },
+        |_| {},
+    )
+}
+
+/// Evaluate one split with the given rankers: `ours` (a search) and `plain` (document
+/// indices, best first).
+pub fn evaluate_by<'q>(
+    index: &Index<'_>,
+    questions: &'q [Question],
+    mut ours_for: impl FnMut(&Question) -> Results,
+    mut plain_for: impl FnMut(&Question) -> Vec<u32>,
     mut on_miss: impl FnMut(Miss<'q>),
 ) -> Result<(Scores, Scores), String> {
     let uris: HashMap<&str, u32> = index
@@ -260,15 +433,7 @@ pub fn evaluate<'q>(
                 }
             }
         };
-        let results = index.search_with(
-            &Request {
-                query: &q.text,
-                kind: Kind::All,
-                offset: 0,
-                limit: 10,
-            },
-            params,
-        );
+        let results = ours_for(q);
         let doc_rank = results
             .hits
             .iter()
@@ -288,7 +453,7 @@ pub fn evaluate<'q>(
                 .map(|r| r + 1)
         });
         ours.add(doc_rank, section_rank);
-        let base = baseline.rank(&q.text);
+        let base = plain_for(q);
         plain.add(
             base.iter().position(|&d| d == expected).map(|r| r + 1),
             None,
@@ -305,4 +470,39 @@ pub fn evaluate<'q>(
         }
     }
     Ok((ours, plain))
+}
+
+/// Every question's document and section exist in the build, and its kind (when the
+/// split has kinds) is one of [`KINDS`]: the problems, one line each.
+pub fn check(index: &Index<'_>, questions: &[Question], with_kinds: bool) -> Vec<String> {
+    let mut problems = Vec::new();
+    for q in questions {
+        let document = index
+            .archive
+            .documents
+            .iter()
+            .find(|d| d.uri.as_str() == q.uri);
+        match document {
+            None => problems.push(format!("{:?}: no document {}", q.text, q.uri)),
+            Some(d) => {
+                if !q.anchor.is_empty() && !d.outline.iter().any(|h| h.anchor == q.anchor.as_str())
+                {
+                    problems.push(format!(
+                        "{:?}: {} has no anchor #{}",
+                        q.text, q.uri, q.anchor
+                    ));
+                }
+            }
+        }
+        if with_kinds && !KINDS.iter().any(|(k, _)| *k == q.kind) {
+            problems.push(format!("{:?}: unknown kind {:?}", q.text, q.kind));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for q in questions {
+        if !seen.insert(q.text.as_str()) {
+            problems.push(format!("{:?} is asked twice", q.text));
+        }
+    }
+    problems
 }

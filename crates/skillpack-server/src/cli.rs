@@ -76,6 +76,10 @@ pub struct SearchArgs {
     /// `next_cursor` of a previous page.
     #[arg(long)]
     pub cursor: Option<String>,
+    /// Another phrasing of the same need, searched too, the rankings fused (repeatable, at
+    /// most 4): the `also` of `catalog_search`.
+    #[arg(long, value_name = "PHRASING")]
+    pub also: Vec<String>,
     /// Print the `catalog_search` tool result (JSON) instead of text.
     #[arg(long)]
     pub json: bool,
@@ -503,6 +507,9 @@ fn search(catalog: &Catalog, args: SearchArgs) -> ExitCode {
     arguments.insert("limit".into(), args.limit.into());
     if let Some(cursor) = args.cursor {
         arguments.insert("cursor".into(), cursor.into());
+    }
+    if !args.also.is_empty() {
+        arguments.insert("also".into(), args.also.into());
     }
     // The same code as the tool, so the CLI shows what an agent gets.
     match (cmd::catalog_search::TOOL.call)(catalog, &arguments) {

@@ -16,6 +16,7 @@ use super::tools::{Args, ToolDef, definition};
 use crate::catalog::Catalog;
 use crate::contract::{SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, TOOL_LIST, TOOL_SEARCH};
 use crate::model::ArchivedDocKind;
+use crate::search::fuse::MAX_ALSO;
 use crate::search::{self, Hit, Index, Kind, MAX_QUERY_BYTES, MAX_RESULTS, Request};
 use crate::uri;
 
@@ -25,7 +26,7 @@ pub const TOOL: ToolDef = ToolDef {
     call,
 };
 
-const ACCEPTED: &[&str] = &["query", "kind", "limit", "cursor"];
+const ACCEPTED: &[&str] = &["query", "kind", "limit", "cursor", "also"];
 const KINDS: &[&str] = &["all", "skills", "docs"];
 const MAX_CURSOR_BYTES: usize = 256;
 
@@ -50,9 +51,11 @@ fn define(catalog: &Catalog) -> Tool {
          hit's chunk_uri or section_uri to read just that. Write a question or a few \
          keywords: word forms are stemmed, code identifiers (snake_case, CamelCase, a::b) \
          match as written and by their parts, and words in \"double quotes\" must appear as \
-         a phrase. Pages hold {SEARCH_DEFAULT_LIMIT} hits unless `limit` says otherwise: \
-         while has_more is true, call again with the same query and kind plus cursor = \
-         next_cursor.\n\n\
+         a phrase. When the user's words may not be the docs' words (everyday words for a \
+         technical term, a pasted error), add 1–{MAX_ALSO_SUGGESTED} rephrasings in likely \
+         technical terms as `also`: each is searched too and the rankings are fused. Pages \
+         hold {SEARCH_DEFAULT_LIMIT} hits unless `limit` says otherwise: while has_more is \
+         true, call again with the same query, kind and also plus cursor = next_cursor.\n\n\
          Examples: {} searches everything; {} searches only the docs; {} searches only \
          skills and their references.",
         example(&skill_query, ""),
@@ -87,8 +90,9 @@ fn define(catalog: &Catalog) -> Tool {
                     "type": "string",
                     "minLength": 1,
                     "maxLength": MAX_CURSOR_BYTES,
-                    "description": "The next_cursor of the previous page, passed back unchanged with the same query and kind. Omitted means the first page."
-                }
+                    "description": "The next_cursor of the previous page, passed back unchanged with the same query, kind and also. Omitted means the first page."
+                },
+                "also": also_schema()
             },
             "required": ["query"],
             "additionalProperties": false
@@ -103,6 +107,7 @@ fn output_schema() -> Value {
         "required": ["query", "kind", "hits", "total", "has_more", "next_cursor", "unknown_terms"],
         "properties": {
             "query": {"type": "string"},
+            "also": {"type": "array", "items": {"type": "string"}, "description": "The alternative phrasings fused with the query; present when the call gave some."},
             "kind": {"type": "string", "enum": KINDS},
             "hits": {"type": "array", "items": {"$ref": "#/$defs/hit"}},
             "total": {"type": "integer", "minimum": 0, "description": format!("Matching sections over all pages; only the first {MAX_RESULTS} can be paged through.")},
@@ -142,6 +147,8 @@ pub struct SearchArgs {
     pub kind: Kind,
     pub limit: usize,
     pub cursor: Option<String>,
+    /// Alternative phrasings of the query ([`search::fuse`]); empty for a plain search.
+    pub also: Vec<String>,
 }
 
 pub fn parse_kind(kind: &str) -> Option<Kind> {
@@ -201,6 +208,7 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
         kind,
         limit,
         cursor: cursor.map(str::to_owned),
+        also: parse_also(&args, map)?,
     };
     search(catalog, &request).map_err(|error| match error.code {
         // Restart the same search without the cursor.
@@ -219,9 +227,14 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
     })
 }
 
-/// Cursors are bound to the query (whitespace aside) and the kind they page through.
+/// Cursors are bound to the query and its alternative phrasings (whitespace aside) and the
+/// kind they page through.
 fn listing(args: &SearchArgs) -> String {
-    let normalized = args.query.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut normalized = args.query.split_whitespace().collect::<Vec<_>>().join(" ");
+    for phrasing in &args.also {
+        normalized.push('\n');
+        normalized.push_str(&phrasing.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
     let hash = blake3::hash(normalized.as_bytes()).to_hex();
     format!("{TOOL_SEARCH}/{}/{}", args.kind.as_str(), &hash[..16])
 }
@@ -235,11 +248,13 @@ pub fn search(catalog: &Catalog, args: &SearchArgs) -> Result<Value, CatalogErro
         None => 0,
     };
     let index = Index::from(catalog);
+    let also: Vec<&str> = args.also.iter().map(String::as_str).collect();
     let results = index.search(&Request {
         query: &args.query,
         kind: args.kind,
         offset,
         limit: args.limit,
+        also: &also,
     });
     if results.empty_query {
         return Err(CatalogError::new(
@@ -257,6 +272,9 @@ pub fn search(catalog: &Catalog, args: &SearchArgs) -> Result<Value, CatalogErro
         .collect();
     let mut out = Map::new();
     out.insert("query".into(), args.query.clone().into());
+    if !args.also.is_empty() {
+        out.insert("also".into(), json!(args.also));
+    }
     out.insert("kind".into(), args.kind.as_str().into());
     out.insert("total".into(), results.total.into());
     out.insert("has_more".into(), results.has_more.into());
@@ -400,6 +418,69 @@ pub fn render_text(result: &Value) -> String {
         ));
     }
     text
+}
+
+/// How many rephrasings the tool description suggests (at most [`MAX_ALSO`] are accepted).
+const MAX_ALSO_SUGGESTED: usize = 3;
+
+fn also_schema() -> Value {
+    json!({
+        "type": "array",
+        "maxItems": MAX_ALSO,
+        "items": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_BYTES},
+        "description": format!("Other phrasings of the same need, at most {MAX_ALSO} (each at most {MAX_QUERY_BYTES} bytes): when the user's words may not be the docs' words, add 1–{MAX_ALSO_SUGGESTED} rephrasings in likely technical terms. Each is searched like `query` and the rankings are fused (reciprocal rank fusion): hits that several phrasings find rank higher. Omitted means the query alone.")
+    })
+}
+
+/// The `also` argument, checked: an array of at most [`MAX_ALSO`] non-empty strings of at
+/// most [`MAX_QUERY_BYTES`] bytes each.
+fn parse_also(args: &Args<'_>, map: &JsonObject) -> Result<Vec<String>, CatalogError> {
+    let items = match map.get("also") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(args.invalid(
+                "also",
+                &other.to_string(),
+                "`also` must be an array of strings (alternative phrasings of the query)".into(),
+            ));
+        }
+    };
+    if items.len() > MAX_ALSO {
+        return Err(args.invalid(
+            "also",
+            &Value::Array(items.clone()).to_string(),
+            format!(
+                "`also` has {} phrasings; at most {MAX_ALSO} are accepted: keep the 1–{MAX_ALSO_SUGGESTED} most different ones",
+                items.len()
+            ),
+        ));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            Value::String(s) if s.trim().is_empty() => Err(args.invalid(
+                "also",
+                s,
+                format!("`also[{i}]` is empty: pass a rephrasing of the query or leave it out"),
+            )),
+            Value::String(s) if s.len() > MAX_QUERY_BYTES => Err(args.invalid(
+                "also",
+                s,
+                format!(
+                    "`also[{i}]` is {} bytes long; at most {MAX_QUERY_BYTES} are accepted: keep the few words that matter",
+                    s.len()
+                ),
+            )),
+            Value::String(s) => Ok(s.clone()),
+            other => Err(args.invalid(
+                "also",
+                &other.to_string(),
+                format!("`also[{i}]` must be a string"),
+            )),
+        })
+        .collect()
 }
 
 #[cfg(test)]

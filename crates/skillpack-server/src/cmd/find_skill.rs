@@ -117,6 +117,7 @@ pub fn find_skills(catalog: &Catalog, task: &str, count: usize) -> Vec<SkillMatc
         kind: Kind::Skills,
         offset: 0,
         limit: MAX_RESULTS,
+        also: &[],
     });
     let mut matches: Vec<SkillMatch> = Vec::new();
     for hit in results.hits {

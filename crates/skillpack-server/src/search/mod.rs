@@ -32,6 +32,7 @@
 //! finished (its passages scored, collapsed, damped) before the next begins, and only the
 //! best `offset + limit` hits are kept.
 
+pub mod fuse;
 pub mod query;
 pub mod snippet;
 
@@ -158,13 +159,16 @@ impl From<&Catalog> for Index<'static> {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Request<'q> {
     pub query: &'q str,
     pub kind: Kind,
     /// Hits to skip (pagination).
     pub offset: usize,
     pub limit: usize,
+    /// Alternative phrasings of the same need, whose rankings are fused with the query's
+    /// ([`fuse`]); empty for a plain search.
+    pub also: &'q [&'q str],
 }
 
 /// One ranked hit: a chunk, and the most specific section in it that matched.
@@ -251,6 +255,9 @@ impl<'a> Index<'a> {
     }
 
     pub fn search_with(&self, request: &Request<'_>, params: &Params) -> Results {
+        if !request.also.is_empty() {
+            return fuse::search(self, request, params);
+        }
         let index = &self.archive.search;
         let mut analyzer = Analyzer::new();
         let query = query::parse(index, request.query, params, &mut analyzer);

@@ -68,6 +68,7 @@ fn search(catalog: &Catalog, query: &str, kind: Kind, limit: usize) -> (Index<'s
         kind,
         offset: 0,
         limit,
+        also: &[],
     });
     (index, results)
 }
@@ -122,6 +123,7 @@ fn a_subsection_is_read_in_its_parents_context() {
         kind: Kind::All,
         offset: 0,
         limit: 3,
+        also: &[],
     };
     let first = |params: &Params| {
         let results = index.search_with(&request, params);
@@ -231,6 +233,7 @@ fn pages_concatenate_to_the_full_ranking() {
         kind: Kind::All,
         offset,
         limit,
+        also: &[],
     };
     let all = index.search(&request(0, 30));
     assert_eq!(all.hits.len(), 30);
@@ -271,6 +274,7 @@ fn snippets_are_exact_excerpts_of_the_hit_chunk() {
             kind: Kind::All,
             offset: 0,
             limit: 50,
+            also: &[],
         });
         assert!(!results.hits.is_empty(), "{query}");
         for hit in &results.hits {
@@ -322,6 +326,7 @@ fn hostile_queries_do_not_panic() {
                 kind,
                 offset: 3,
                 limit: 7,
+                also: &[],
             });
             assert!(results.hits.len() <= 7);
         }
@@ -331,6 +336,7 @@ fn hostile_queries_do_not_panic() {
         kind: Kind::All,
         offset: 0,
         limit: 10,
+        also: &[],
     });
     assert!(empty.empty_query && empty.hits.is_empty());
     let nonsense = index.search(&Request {
@@ -338,6 +344,7 @@ fn hostile_queries_do_not_panic() {
         kind: Kind::All,
         offset: 0,
         limit: 10,
+        also: &[],
     });
     assert!(!nonsense.empty_query && nonsense.hits.is_empty());
     assert_eq!(nonsense.unknown, ["qwxzzy", "plorbnak"]);

@@ -1,0 +1,224 @@
+//! Several phrasings of one need, one ranking: reciprocal rank fusion.
+//!
+//! The caller of `catalog_search` is usually a language model, which can say the same thing
+//! in the docs' technical terms when the user's words are not the docs' words. A
+//! [`Request`] carries those alternative phrasings in `also`; each phrasing (the query
+//! first) is ranked on its own, and the rankings are fused with reciprocal rank fusion
+//! (Cormack, Clarke and Büttcher, SIGIR 2009):
+//!
+//! ```text
+//! fused(hit) = Σ over the phrasings whose ranking holds the hit of 1 / (k + rank)
+//! ```
+//!
+//! with the textbook constant `k = 60` ([`RRF_K`], not tuned). A hit is one section of one
+//! document (as in a single ranking); it keeps the section, passage and snippet of the
+//! phrasing that ranked it best. Scores of different phrasings are never compared, only
+//! their ranks, so a phrasing with many rare words does not drown the others.
+
+use super::{Hit, Index, MAX_RESULTS, Params, Request, Results};
+
+/// The constant of reciprocal rank fusion, as published (not tuned on any evaluation set).
+pub const RRF_K: f32 = 60.0;
+/// Most alternative phrasings one request carries.
+pub const MAX_ALSO: usize = 4;
+
+/// Fuse rankings (each best first) into one, best first, at most [`MAX_RESULTS`] hits.
+///
+/// A hit's score becomes its fused score. Ties go to the hit ranked best in any list, then
+/// to the earlier list (the query before its rephrasings), then to document order.
+pub fn fuse(lists: &[Vec<Hit>]) -> Vec<Hit> {
+    struct Fused {
+        hit: Hit,
+        score: f32,
+        best: (usize, usize),
+    }
+    let mut fused: Vec<Fused> = Vec::new();
+    let mut at: std::collections::HashMap<(u32, Option<u32>), usize> =
+        std::collections::HashMap::new();
+    for (list, hits) in lists.iter().enumerate() {
+        for (rank, hit) in hits.iter().enumerate() {
+            let share = 1.0 / (RRF_K + (rank + 1) as f32);
+            let key = (hit.document, hit.heading);
+            match at.get(&key) {
+                Some(&i) => {
+                    let entry = &mut fused[i];
+                    entry.score += share;
+                    if (rank, list) < entry.best {
+                        entry.hit = hit.clone();
+                        entry.best = (rank, list);
+                    }
+                }
+                None => {
+                    at.insert(key, fused.len());
+                    fused.push(Fused {
+                        hit: hit.clone(),
+                        score: share,
+                        best: (rank, list),
+                    });
+                }
+            }
+        }
+    }
+    fused.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.best.cmp(&b.best))
+            .then(a.hit.document.cmp(&b.hit.document))
+            .then(a.hit.passage.cmp(&b.hit.passage))
+    });
+    fused.truncate(MAX_RESULTS);
+    fused
+        .into_iter()
+        .map(|f| Hit {
+            score: f.score,
+            ..f.hit
+        })
+        .collect()
+}
+
+/// A request with alternative phrasings: every phrasing ranked to [`MAX_RESULTS`] (so that
+/// pages of the fused ranking do not depend on the page asked for), then fused.
+///
+/// `total` is the most hits any phrasing matched or the fused count if larger; `unknown`
+/// lists the words no phrasing's catalog holds, once each; the query is empty only when
+/// every phrasing is.
+pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) -> Results {
+    let mut lists = Vec::with_capacity(1 + request.also.len());
+    let mut total = 0;
+    let mut unknown: Vec<String> = Vec::new();
+    let mut empty = true;
+    for phrasing in std::iter::once(request.query).chain(request.also.iter().copied()) {
+        let results = index.search_with(
+            &Request {
+                query: phrasing,
+                kind: request.kind,
+                offset: 0,
+                limit: MAX_RESULTS,
+                also: &[],
+            },
+            params,
+        );
+        total = total.max(results.total);
+        empty &= results.empty_query;
+        for word in results.unknown {
+            if !unknown.contains(&word) {
+                unknown.push(word);
+            }
+        }
+        lists.push(results.hits);
+    }
+    let fused = fuse(&lists);
+    let end = request.offset.saturating_add(request.limit);
+    Results {
+        total: total.max(fused.len()),
+        has_more: fused.len() > end,
+        hits: fused
+            .into_iter()
+            .skip(request.offset)
+            .take(request.limit)
+            .collect(),
+        unknown,
+        empty_query: empty,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(document: u32, heading: u32) -> Hit {
+        Hit {
+            document,
+            passage: document * 100 + heading,
+            chunk: document * 10,
+            heading: Some(heading),
+            score: 1.0,
+            snippet: 0..0,
+        }
+    }
+
+    #[test]
+    fn a_hit_in_every_list_beats_a_hit_first_in_one() {
+        let fused = fuse(&[
+            vec![hit(1, 0), hit(2, 0), hit(3, 0)],
+            vec![hit(4, 0), hit(2, 0), hit(5, 0)],
+        ]);
+        let order: Vec<u32> = fused.iter().map(|h| h.document).collect();
+        assert_eq!(order, [2, 1, 4, 3, 5]);
+        let expected = 2.0 / (RRF_K + 2.0);
+        assert!((fused[0].score - expected).abs() < 1e-6);
+    }
+
+    #[test]
+    fn sections_are_fused_one_by_one_and_keep_their_best_ranking() {
+        let mut second = hit(1, 2);
+        second.snippet = 5..9;
+        let fused = fuse(&[vec![hit(1, 1), hit(1, 2)], vec![second.clone()]]);
+        assert_eq!(fused.len(), 2);
+        assert_eq!(fused[0].heading, Some(2));
+        assert_eq!(fused[0].snippet, 5..9, "the snippet of the best ranking");
+        assert_eq!(fused[1].heading, Some(1));
+    }
+
+    /// `(document uri, rank)` of every hit of a search on the small fixture.
+    fn search_fixture(query: &str, also: &[&str], offset: usize, limit: usize) -> Vec<String> {
+        let catalog = Box::leak(Box::new(crate::search::tests::fixture()));
+        let index = Index::from(&*catalog);
+        let results = index.search(&Request {
+            query,
+            kind: crate::search::Kind::All,
+            offset,
+            limit,
+            also,
+        });
+        results
+            .hits
+            .iter()
+            .map(|h| index.document(h.document).uri.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_rephrasing_brings_in_what_the_query_alone_misses() {
+        let checkboxes = "resource://skills/pdf-forms/references/reference-checkboxes";
+        let alone = search_fixture("read a whole file", &[], 0, 10);
+        assert_eq!(
+            alone.first().map(String::as_str),
+            Some("resource://docs/guide.md")
+        );
+        assert!(!alone.iter().any(|u| u == checkboxes), "{alone:?}");
+        let fused = search_fixture("read a whole file", &["radio buttons"], 0, 10);
+        assert!(fused.iter().any(|u| u == checkboxes), "{fused:?}");
+        // What the query found first stays near the top.
+        assert!(
+            fused[..2].iter().any(|u| u == "resource://docs/guide.md"),
+            "{fused:?}"
+        );
+    }
+
+    #[test]
+    fn fused_pages_are_the_head_of_one_ranking() {
+        let also = ["hash map entry", "radio buttons"];
+        let whole = search_fixture("reading files", &also, 0, 50);
+        assert!(whole.len() > 3, "{whole:?}");
+        for limit in [1, 2, 3] {
+            assert_eq!(
+                search_fixture("reading files", &also, 0, limit),
+                whole[..limit]
+            );
+            assert_eq!(
+                search_fixture("reading files", &also, limit, limit),
+                whole[limit..(2 * limit).min(whole.len())]
+            );
+        }
+    }
+
+    #[test]
+    fn one_list_keeps_its_order() {
+        let list = vec![hit(3, 0), hit(1, 0), hit(2, 1)];
+        let fused = fuse(std::slice::from_ref(&list));
+        let order: Vec<_> = fused.iter().map(|h| (h.document, h.heading)).collect();
+        let expected: Vec<_> = list.iter().map(|h| (h.document, h.heading)).collect();
+        assert_eq!(order, expected);
+    }
+}

@@ -1,0 +1,210 @@
+//! Alternative phrasings through the real binary: `catalog_search`'s `also` (the rankings
+//! of every phrasing fused) over MCP with the rmcp client, and `skillpack search --also`.
+//! A document that only a rephrasing finds comes into the results; the argument is
+//! bounded, with an error that says what was wrong and a repair that works; pages of a
+//! fused search walk through cursors bound to the phrasings.
+
+mod common;
+
+use common::run;
+use common::tools::{assert_valid, err, ok, output_validator, run_repair, tools};
+use serde_json::{Value, json};
+
+fn uris(result: &Value) -> Vec<String> {
+    field(result, "uri")
+}
+
+fn field(result: &Value, name: &str) -> Vec<String> {
+    result["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h[name].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn also_brings_in_what_only_a_rephrasing_finds() {
+    let client = common::connect(&common::builtin_binary()).await;
+    let search = tools(&client)
+        .await
+        .into_iter()
+        .find(|t| t.name == "catalog_search")
+        .expect("tools/list has catalog_search");
+    // The description says when to rephrase; the schema bounds `also` and says what
+    // omitting it means, like the other optional properties.
+    let description = search.description.as_deref().unwrap_or_default();
+    assert!(description.contains("`also`"), "{description}");
+    assert!(description.contains("technical terms"), "{description}");
+    let schema = Value::Object((*search.input_schema).clone());
+    let also = &schema["properties"]["also"];
+    assert_eq!(also["type"], "array", "{schema:#}");
+    assert_eq!(also["maxItems"], 4, "{also:#}");
+    assert!(also["items"]["maxLength"].as_u64().is_some(), "{also:#}");
+    assert!(
+        also["description"]
+            .as_str()
+            .unwrap()
+            .contains("Omitted means"),
+        "{also:#}"
+    );
+    let validator = output_validator(&search);
+
+    // Words the catalog does not use find nothing; the rephrasing in its terms does.
+    let query = "qwxzzy plorbnak";
+    let alone = ok(&client, "catalog_search", json!({ "query": query })).await;
+    assert_eq!(alone["hits"], json!([]), "{alone:#}");
+    let fused = ok(
+        &client,
+        "catalog_search",
+        json!({ "query": query, "also": ["pin the fingerprint"] }),
+    )
+    .await;
+    assert_valid(&validator, &fused, "fused search");
+    assert_eq!(fused["also"], json!(["pin the fingerprint"]));
+    assert!(
+        uris(&fused)[..3].contains(&"resource://docs/pinning.md".to_owned()),
+        "{fused:#}"
+    );
+    // The rephrasing alone ranks the same documents: fusing one list keeps its order.
+    let rephrased = ok(
+        &client,
+        "catalog_search",
+        json!({ "query": "pin the fingerprint" }),
+    )
+    .await;
+    assert_eq!(uris(&fused), uris(&rephrased));
+    assert_eq!(fused["unknown_terms"], json!(["qwxzzy", "plorbnak"]));
+
+    // Two phrasings that both find a document put it above one found by only one of them.
+    let both = ok(
+        &client,
+        "catalog_search",
+        json!({ "query": "roll back a release", "also": ["pin the fingerprint", "release rollback"], "limit": 5 }),
+    )
+    .await;
+    assert_valid(&validator, &both, "fused search");
+    assert_eq!(both["hits"][0]["rank"], 1);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn also_is_bounded_with_a_clear_error_and_a_working_repair() {
+    let client = common::connect(&common::builtin_binary()).await;
+    let five = ["a b", "c d", "e f", "g h", "i j"];
+    for (also, expected) in [
+        (json!(five), "at most 4"),
+        (json!(["pin", ""]), "`also[1]` is empty"),
+        (json!(["x".repeat(1025)]), "at most 1024"),
+        (json!("pin the fingerprint"), "must be an array"),
+        (json!([7]), "`also[0]` must be a string"),
+    ] {
+        let envelope = err(
+            &client,
+            "catalog_search",
+            json!({ "query": "fingerprint", "also": also }),
+        )
+        .await;
+        assert_eq!(envelope["code"], "invalid_argument", "{envelope}");
+        assert_eq!(envelope["details"]["field"], "also", "{envelope}");
+        let message = envelope["message"].as_str().unwrap();
+        assert!(message.contains(expected), "{expected:?} in {message}");
+        // The repair is the same search without `also`.
+        let repaired = run_repair(&client, &envelope).await;
+        assert!(repaired["total"].as_u64() > Some(0), "{repaired}");
+    }
+    // Four phrasings are accepted.
+    ok(
+        &client,
+        "catalog_search",
+        json!({ "query": "fingerprint", "also": ["a b", "c d", "e f", "g h"] }),
+    )
+    .await;
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn fused_pages_walk_and_their_cursors_are_bound_to_the_phrasings() {
+    let client = common::connect(&common::builtin_binary()).await;
+    let args = json!({ "query": "catalog", "also": ["skill release"], "limit": 50 });
+    let whole = ok(&client, "catalog_search", args).await;
+    let expected = field(&whole, "section_uri");
+    assert!(expected.len() > 6, "{whole:#}");
+    // Pages of 5 cover the first 50 exactly.
+    let mut walked = Vec::new();
+    let mut cursor: Option<String> = None;
+    while walked.len() < expected.len() {
+        let mut page = json!({ "query": "catalog", "also": ["skill release"], "limit": 5 });
+        if let Some(c) = &cursor {
+            page["cursor"] = c.clone().into();
+        }
+        let result = ok(&client, "catalog_search", page).await;
+        walked.extend(field(&result, "section_uri"));
+        match result["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(walked, expected);
+
+    let first = ok(
+        &client,
+        "catalog_search",
+        json!({ "query": "catalog", "also": ["skill release"], "limit": 3 }),
+    )
+    .await;
+    let cursor = first["next_cursor"].as_str().unwrap();
+    for args in [
+        json!({ "query": "catalog", "cursor": cursor }),
+        json!({ "query": "catalog", "also": ["skill"], "cursor": cursor }),
+    ] {
+        let envelope = err(&client, "catalog_search", args).await;
+        assert_eq!(envelope["code"], "cursor_invalid", "{envelope}");
+    }
+    client.cancel().await.unwrap();
+}
+
+#[test]
+fn cli_search_takes_also() {
+    let binary = common::builtin_binary();
+    let output = run(
+        &binary,
+        &[
+            "search",
+            "--json",
+            "--also",
+            "pin the fingerprint",
+            "qwxzzy",
+            "plorbnak",
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(result["also"], json!(["pin the fingerprint"]));
+    assert!(
+        uris(&result)[..3].contains(&"resource://docs/pinning.md".to_owned()),
+        "{result:#}"
+    );
+    let five = [
+        "search",
+        "--also",
+        "a",
+        "--also",
+        "b",
+        "--also",
+        "c",
+        "--also",
+        "d",
+        "--also",
+        "e",
+        "fingerprint",
+    ];
+    let output = run(&binary, &five);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("at most 4"), "{stderr}");
+}
