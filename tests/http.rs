@@ -470,7 +470,7 @@ async fn requests_beyond_the_concurrency_limit_get_503() {
     let after = modern_read(server.addr, INDEX, &[]).await;
     assert_eq!(after.status, 200, "served again once the slot is free");
     // Logged with a count (at most a line every few seconds, however many are shed).
-    server.wait_for_log("requests shed with 503");
+    server.wait_for_log("shed with 503");
 }
 
 /// A client that stalls mid-request gets 408 after `--request-timeout`.
@@ -730,6 +730,30 @@ async fn a_trickling_body_is_bounded_by_the_request_timeout() {
     let health = request(server.addr, "GET", "/healthz", &[], b"").await;
     let health: Value = serde_json::from_str(&health.body).unwrap();
     assert_eq!(health["requests"]["timed_out"], 1, "{health}");
-    server.wait_for_log("requests timed out with 408");
+    server.wait_for_log("timed out with 408");
     assert_eq!(modern_read(server.addr, INDEX, &[]).await.status, 200);
+}
+
+/// A body sent where nothing reads it (`/healthz`) is not waited for: the answer comes at
+/// once and the connection is closed, even though the client asked to keep it alive and
+/// has not sent the body it announced.
+#[tokio::test]
+async fn an_unread_body_does_not_hold_the_connection() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = HttpServer::start(&builtin_binary(), &[], &[]);
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "GET /healthz HTTP/1.1\r\nHost: {}\r\nContent-Length: 100000\r\n\r\nonly a few bytes",
+        server.addr
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    // The default idle and header timeouts are far longer than STEP: only closing after the
+    // answer ends this read in time.
+    let _ = tokio::time::timeout(STEP, stream.read_to_end(&mut raw))
+        .await
+        .expect("the connection was held open waiting for the rest of the body");
+    let text = String::from_utf8_lossy(&raw);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(text.contains("\"status\":\"ok\""), "{text}");
 }

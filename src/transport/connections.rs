@@ -265,43 +265,52 @@ impl Counts {
         let mut parts = Vec::new();
         if self.refused > 0 {
             parts.push(format!(
-                "{} connections refused: --max-connections {} already open (only /healthz is \
-                 answered beyond it)",
-                self.refused, stats.max_connections
+                "{} refused: --max-connections {} already open (only /healthz is answered \
+                 beyond it)",
+                plural(self.refused, "connection"),
+                stats.max_connections
             ));
         }
         if self.header_timeouts > 0 {
             parts.push(format!(
-                "{} connections closed: no complete request head within --header-timeout",
-                self.header_timeouts
+                "{} closed: no complete request head within --header-timeout",
+                plural(self.header_timeouts, "connection")
             ));
         }
         if self.accept_errors > 0 {
             parts.push(format!(
-                "accepting a connection failed {} times (e.g. too many open files): raise the \
+                "accepting a connection failed {} (e.g. too many open files): raise the \
                  open-files limit or lower --max-connections",
-                self.accept_errors
+                plural(self.accept_errors, "time")
             ));
         }
         if self.request_timeouts > 0 {
             parts.push(format!(
-                "{} requests timed out with 408: body or answer slower than --request-timeout",
-                self.request_timeouts
+                "{} timed out with 408: body or answer slower than --request-timeout",
+                plural(self.request_timeouts, "request")
             ));
         }
         if self.shed > 0 {
             parts.push(format!(
-                "{} requests shed with 503: --max-concurrency requests already in flight",
-                self.shed
+                "{} shed with 503: --max-concurrency requests already in flight",
+                plural(self.shed, "request")
             ));
         }
         if self.idle_timeouts > 0 {
             parts.push(format!(
-                "{} kept-alive connections closed after --idle-timeout",
-                self.idle_timeouts
+                "{} closed after --idle-timeout",
+                plural(self.idle_timeouts, "kept-alive connection")
             ));
         }
         parts.join("; ")
+    }
+}
+
+fn plural(count: u64, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
     }
 }
 
