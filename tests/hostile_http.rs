@@ -666,3 +666,196 @@ async fn wrong_headers_and_methods_get_their_4xx() {
     assert_eq!(response.status, 400, "{}", response.body);
     assert_still_serving(&server).await;
 }
+
+// ---------------------------------------------------------------------------------------
+// Connections that never become requests (issue 16)
+
+/// `serve --http` with its open-files limit (soft and hard) set to `limit` before it
+/// starts, as `prlimit --nofile=LIMIT:LIMIT` would.
+fn server_with_open_files(limit: u64, args: &[&str]) -> HttpServer {
+    use std::os::unix::process::CommandExt;
+    let mut command = std::process::Command::new(builtin_binary());
+    let rlimit = libc::rlimit {
+        rlim_cur: limit as libc::rlim_t,
+        rlim_max: limit as libc::rlim_t,
+    };
+    // SAFETY: runs in the forked child before exec; setrlimit is async-signal-safe, and
+    // the closure only reads a value it owns.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &rlimit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    HttpServer::start_command(command, "127.0.0.1:0", args, &[])
+}
+
+/// `GET /healthz` on a fresh connection, or `None` if the server closed it without an
+/// answer or did not answer within `limit`.
+async fn health_within(addr: SocketAddr, limit: std::time::Duration) -> Option<Value> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let exchange = async {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.ok()?;
+        let head = format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        stream.write_all(head.as_bytes()).await.ok()?;
+        let mut raw = Vec::new();
+        let _ = stream.read_to_end(&mut raw).await;
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        let (head, body) = text.split_once("\r\n\r\n")?;
+        head.starts_with("HTTP/1.1 200").then_some(())?;
+        serde_json::from_str(body).ok()
+    };
+    tokio::time::timeout(limit, exchange).await.ok().flatten()
+}
+
+/// Open `count` connections: even ones send nothing, odd ones an unfinished request head.
+async fn open_silent_connections(addr: SocketAddr, count: usize) -> Vec<tokio::net::TcpStream> {
+    use tokio::io::AsyncWriteExt;
+    let mut held = Vec::with_capacity(count);
+    for i in 0..count {
+        let mut stream = tokio::net::TcpStream::connect(addr)
+            .await
+            .expect("connect (the kernel completes it even when the server cannot accept)");
+        if i % 2 == 1 {
+            let head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n");
+            stream.write_all(head.as_bytes()).await.unwrap();
+        }
+        held.push(stream);
+    }
+    held
+}
+
+/// Every held connection is closed by the server (end of stream or reset) within `STEP`.
+async fn assert_all_closed(held: Vec<tokio::net::TcpStream>) {
+    use tokio::io::AsyncReadExt;
+    let reads = held
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut stream)| async move {
+            let mut buf = [0u8; 1024];
+            loop {
+                match tokio::time::timeout(common::http::STEP, stream.read(&mut buf)).await {
+                    Err(_) => panic!("connection {i} still open after {:?}", common::http::STEP),
+                    Ok(Ok(0)) | Ok(Err(_)) => return,
+                    // A 408 or 503 before closing is fine too; keep reading to the end.
+                    Ok(Ok(_)) => continue,
+                }
+            }
+        });
+    futures::future::join_all(reads).await;
+}
+
+/// More silent and header-incomplete connections than the open-files limit allows: the
+/// server keeps them under its cap, answers `/healthz` from the reserve within the header
+/// timeout plus a second, closes every one of them within the timeouts, logs what it did,
+/// and serves MCP normally afterwards.
+#[tokio::test]
+async fn silent_connections_beyond_the_open_files_limit_cannot_take_the_server_down() {
+    const LIMIT: u64 = 256;
+    const HEADER_TIMEOUT: u64 = 2;
+    let server = server_with_open_files(LIMIT, &["--header-timeout", &HEADER_TIMEOUT.to_string()]);
+    let log = server.wait_for_log("connection limits");
+    assert!(
+        log.contains(&format!("open_files_soft={LIMIT}")),
+        "the limits in force are logged: {log}"
+    );
+    let cap = LIMIT as usize - 32 - 8;
+    assert!(log.contains(&format!("max_connections={cap}")), "{log}");
+
+    let started = std::time::Instant::now();
+    let held = open_silent_connections(server.addr, LIMIT as usize + 150).await;
+
+    let patience = std::time::Duration::from_secs(HEADER_TIMEOUT + 1);
+    let probe = std::time::Instant::now();
+    let health = loop {
+        if let Some(health) = health_within(server.addr, patience).await {
+            break health;
+        }
+        assert!(
+            probe.elapsed() < patience,
+            "/healthz did not answer within the header timeout plus a second while {} \
+             connections were held open:\n{}",
+            held.len(),
+            server.log()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert!(
+        probe.elapsed() < patience,
+        "/healthz took {:?}",
+        probe.elapsed()
+    );
+    assert_eq!(health["status"], "ok", "{health}");
+    assert_eq!(health["connections"]["max"], cap, "{health}");
+    if started.elapsed() < std::time::Duration::from_secs(HEADER_TIMEOUT) {
+        // Still inside the header timeout: the cap is full and the probe came through the
+        // reserve, and an MCP request gets a clear 503 rather than a hang.
+        let open = health["connections"]["open"].as_u64().unwrap();
+        assert!(open > cap as u64, "{health}");
+        let refused = modern_read(server.addr, INDEX, &[]).await;
+        if started.elapsed() < std::time::Duration::from_secs(HEADER_TIMEOUT) {
+            assert_eq!(refused.status, 503, "{}", refused.body);
+            assert!(
+                refused.body.contains("--max-connections"),
+                "{}",
+                refused.body
+            );
+        }
+    }
+
+    let count = held.len() as u64;
+    assert_all_closed(held).await;
+    assert_still_serving(&server).await;
+
+    let health = health_within(server.addr, common::http::STEP)
+        .await
+        .expect("/healthz after the flood");
+    let connections = &health["connections"];
+    let closed = connections["header_timeouts"].as_u64().unwrap();
+    let refused = connections["refused"].as_u64().unwrap();
+    assert!(closed >= cap as u64, "{health}");
+    assert!(closed + refused >= count, "every one is counted: {health}");
+    assert_eq!(
+        connections["accept_errors"], 0,
+        "the cap kept the server under its open-files limit: {health}"
+    );
+    let log = server.wait_for_log("no complete request head within --header-timeout");
+    assert!(log.contains("refused: --max-connections"), "{log}");
+    assert!(!log.contains("panicked"), "{log}");
+}
+
+/// With `--max-connections` set above what the open-files limit allows, accepting fails
+/// with "too many open files": the server says so at start-up, counts and logs the
+/// failures (rate-limited, without spinning), and recovers once the timeouts free
+/// descriptors.
+#[tokio::test]
+async fn accept_failing_with_too_many_open_files_is_logged_and_survived() {
+    const LIMIT: u64 = 64;
+    let server = server_with_open_files(
+        LIMIT,
+        &["--header-timeout", "1", "--max-connections", "1000"],
+    );
+    let log = server.wait_for_log("connection limits");
+    assert!(
+        log.contains("exceeds what the open-files limit"),
+        "an explicit cap above the limit is warned about: {log}"
+    );
+    let held = open_silent_connections(server.addr, LIMIT as usize + 40).await;
+    server.wait_for_log("accepting a connection failed");
+    assert_all_closed(held).await;
+    assert_still_serving(&server).await;
+    let health = health_within(server.addr, common::http::STEP)
+        .await
+        .expect("/healthz after the flood");
+    let errors = health["connections"]["accept_errors"].as_u64().unwrap();
+    assert!(errors >= 1, "{health}");
+    // Retried every 100 ms, not in a busy loop: a few seconds of failures are dozens.
+    assert!(
+        errors < 2_000,
+        "accept was retried in a tight loop: {health}"
+    );
+    assert!(!server.log().contains("panicked"));
+}

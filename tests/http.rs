@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use common::builtin_binary;
 use common::http::{
-    HeldRequest, HttpServer, LEGACY_HEADERS, STEP, connect_legacy, connect_modern, initialize_body,
-    legacy_headers, legacy_post, modern_body, modern_headers, modern_read, request,
+    HeldRequest, HttpServer, KeepAlive, LEGACY_HEADERS, STEP, connect_legacy, connect_modern,
+    initialize_body, legacy_headers, legacy_post, modern_body, modern_headers, modern_read,
+    request,
 };
 use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use serde_json::{Value, json};
@@ -261,6 +262,20 @@ async fn healthz_reports_status_and_fingerprint_without_auth() {
     assert_eq!(body["fingerprint"], fingerprint());
     assert_eq!(body["name"], "skillpack");
     assert!(body["version"].as_str().unwrap().contains('+'));
+    // What the connection and request limits refused so far (nothing yet).
+    let connections = &body["connections"];
+    assert_eq!(connections["open"], 1, "this probe's own: {body}");
+    assert!(connections["max"].as_u64().unwrap() >= 1, "{body}");
+    for counter in [
+        "refused",
+        "header_timeouts",
+        "idle_timeouts",
+        "accept_errors",
+    ] {
+        assert_eq!(connections[counter], 0, "{counter}: {body}");
+    }
+    assert_eq!(body["requests"]["timed_out"], 0, "{body}");
+    assert_eq!(body["requests"]["shed"], 0, "{body}");
 
     let lost = request(server.addr, "GET", "/mcp/extra", &[], b"").await;
     assert_eq!(lost.status, 404);
@@ -454,6 +469,8 @@ async fn requests_beyond_the_concurrency_limit_get_503() {
     assert_eq!(finished.json()["result"]["contents"][0]["uri"], INDEX);
     let after = modern_read(server.addr, INDEX, &[]).await;
     assert_eq!(after.status, 200, "served again once the slot is free");
+    // Logged with a count (at most a line every few seconds, however many are shed).
+    server.wait_for_log("shed with 503");
 }
 
 /// A client that stalls mid-request gets 408 after `--request-timeout`.
@@ -583,6 +600,17 @@ fn bad_http_settings_fail_with_clear_messages() {
             &[],
             "max-concurrency",
         ),
+        (
+            &["serve", "--http", "127.0.0.1:0", "--header-timeout", "0"],
+            &[],
+            "header-timeout",
+        ),
+        (
+            &["serve", "--http", "127.0.0.1:0", "--max-connections", "0"],
+            &[],
+            "max-connections",
+        ),
+        (&["serve", "--idle-timeout", "5"], &[], "--http"),
     ];
     for (args, env, expected) in cases {
         let mut command = std::process::Command::new(&binary);
@@ -625,4 +653,107 @@ async fn wait_for_status(addr: std::net::SocketAddr, status: u16) -> common::htt
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// A kept-alive connection left idle is closed after `--idle-timeout` — not after the
+/// shorter header timeout — while one that keeps sending requests, with pauses longer
+/// than the header timeout, is never cut off.
+#[tokio::test]
+async fn idle_kept_alive_connections_close_and_busy_ones_stay_open() {
+    let server = HttpServer::start(
+        &builtin_binary(),
+        &["--header-timeout", "1", "--idle-timeout", "3"],
+        &[],
+    );
+    let headers = modern_headers("resources/read", Some(INDEX));
+    let body = modern_body(1, "resources/read", json!({"uri": INDEX}));
+    let mut idle = KeepAlive::connect(server.addr).await;
+    let (status, _) = idle.post("/mcp", &headers, &body).await.unwrap();
+    assert_eq!(status, 200);
+    let mut busy = KeepAlive::connect(server.addr).await;
+
+    let watch_idle = async { idle.wait_closed(STEP).await };
+    let keep_busy = async {
+        // 7 s in all, over twice the idle timeout; the 2 s pauses exceed the header timeout.
+        for pause in [500, 500, 2000, 500, 500, 2000, 500, 500] {
+            let (status, answer) = busy
+                .post("/mcp", &headers, &body)
+                .await
+                .expect("a connection in use is not cut off");
+            assert_eq!(status, 200, "{}", String::from_utf8_lossy(&answer));
+            tokio::time::sleep(Duration::from_millis(pause)).await;
+        }
+    };
+    let (closed_after, ()) = tokio::join!(watch_idle, keep_busy);
+    let closed_after = closed_after.expect("the idle connection was never closed");
+    assert!(
+        closed_after >= Duration::from_millis(2500),
+        "closed after {closed_after:?}: before the 3 s idle timeout"
+    );
+    let (status, _) = busy.post("/mcp", &headers, &body).await.unwrap();
+    assert_eq!(status, 200, "still open after all that");
+
+    let health = request(server.addr, "GET", "/healthz", &[], b"").await;
+    let health: Value = serde_json::from_str(&health.body).unwrap();
+    assert!(
+        health["connections"]["idle_timeouts"].as_u64().unwrap() >= 1,
+        "{health}"
+    );
+    assert_eq!(health["connections"]["header_timeouts"], 0, "{health}");
+}
+
+/// A body that trickles in — a byte every 200 ms, never stalling — is still bounded by
+/// `--request-timeout` (it runs from the request's head to its answer, not between
+/// reads): 408, counted in `/healthz` and logged.
+#[tokio::test]
+async fn a_trickling_body_is_bounded_by_the_request_timeout() {
+    use tokio::io::AsyncWriteExt;
+    let server = HttpServer::start(&builtin_binary(), &["--request-timeout", "2"], &[]);
+    let body = modern_body(1, "resources/read", json!({"uri": INDEX}));
+    let headers = modern_headers("resources/read", Some(INDEX));
+    let head = common::http::request_head(server.addr, "POST", "/mcp", &headers, body.len());
+    let stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let (mut read, mut write) = stream.into_split();
+    write.write_all(head.as_bytes()).await.unwrap();
+    let trickle = tokio::spawn(async move {
+        for byte in body {
+            if write.write_all(&[byte]).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    });
+    let response = common::http::read_response(&mut read).await;
+    assert_eq!(response.status, 408, "{}", response.body);
+    trickle.abort();
+
+    let health = request(server.addr, "GET", "/healthz", &[], b"").await;
+    let health: Value = serde_json::from_str(&health.body).unwrap();
+    assert_eq!(health["requests"]["timed_out"], 1, "{health}");
+    server.wait_for_log("timed out with 408");
+    assert_eq!(modern_read(server.addr, INDEX, &[]).await.status, 200);
+}
+
+/// A body sent where nothing reads it (`/healthz`) is not waited for: the answer comes at
+/// once and the connection is closed, even though the client asked to keep it alive and
+/// has not sent the body it announced.
+#[tokio::test]
+async fn an_unread_body_does_not_hold_the_connection() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = HttpServer::start(&builtin_binary(), &[], &[]);
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "GET /healthz HTTP/1.1\r\nHost: {}\r\nContent-Length: 100000\r\n\r\nonly a few bytes",
+        server.addr
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    // The default idle and header timeouts are far longer than STEP: only closing after the
+    // answer ends this read in time.
+    let _ = tokio::time::timeout(STEP, stream.read_to_end(&mut raw))
+        .await
+        .expect("the connection was held open waiting for the rest of the body");
+    let text = String::from_utf8_lossy(&raw);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(text.contains("\"status\":\"ok\""), "{text}");
 }

@@ -534,6 +534,21 @@ impl KeepAlive {
             .map_err(|_| format!("no answer within {STEP:?}"))?
     }
 
+    /// Wait up to `limit` for the server to close this connection (end of stream or
+    /// reset); how long that took, or `None` if it is still open.
+    pub async fn wait_closed(&mut self, limit: Duration) -> Option<Duration> {
+        let start = Instant::now();
+        let mut buf = [0u8; 512];
+        loop {
+            match tokio::time::timeout_at((start + limit).into(), self.stream.read(&mut buf)).await
+            {
+                Err(_) => return None,
+                Ok(Ok(0)) | Ok(Err(_)) => return Some(start.elapsed()),
+                Ok(Ok(_)) => continue,
+            }
+        }
+    }
+
     async fn read(&mut self) -> Result<(u16, Vec<u8>), String> {
         let mut line = String::new();
         let mut status = None;

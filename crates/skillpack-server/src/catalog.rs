@@ -58,7 +58,7 @@ impl Catalog {
 
     /// A catalog compiled in this process rather than baked into the binary: for tools,
     /// tests and benches that compile content folders at run time (the server itself only
-    /// ever uses [`Catalog::baked`]).
+    /// ever uses [`Catalog::from_baked`]).
     ///
     /// The archive is validated completely, then both buffers are leaked: the handle is two
     /// `'static` references, exactly as for the baked catalog, so every `cmd` function

@@ -155,6 +155,37 @@ pub struct HttpArgs {
     /// Seconds to let in-flight requests finish after SIGTERM/SIGINT before exiting.
     #[arg(long, value_name = "SECS", default_value_t = http::DEFAULT_SHUTDOWN_TIMEOUT_SECS, requires = "http")]
     pub shutdown_timeout: u64,
+
+    /// Seconds a new connection has to send a complete request head; it is closed otherwise.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = http::DEFAULT_HEADER_TIMEOUT_SECS,
+        value_parser = clap::value_parser!(u64).range(1..),
+        requires = "http"
+    )]
+    pub header_timeout: u64,
+
+    /// Seconds a kept-alive connection may wait after an answer for its next request head
+    /// to be complete; it is closed otherwise.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = http::DEFAULT_IDLE_TIMEOUT_SECS,
+        value_parser = clap::value_parser!(u64).range(1..),
+        requires = "http"
+    )]
+    pub idle_timeout: u64,
+
+    /// Connections open at once [default: 1024, lowered to fit under the open-files
+    /// limit]. Beyond it, a few more connections answer /healthz only (503 otherwise).
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..),
+        requires = "http"
+    )]
+    pub max_connections: Option<u32>,
 }
 
 impl Default for HttpArgs {
@@ -167,6 +198,9 @@ impl Default for HttpArgs {
             max_concurrency: http::DEFAULT_MAX_CONCURRENCY,
             request_timeout: http::DEFAULT_REQUEST_TIMEOUT_SECS,
             shutdown_timeout: http::DEFAULT_SHUTDOWN_TIMEOUT_SECS,
+            header_timeout: http::DEFAULT_HEADER_TIMEOUT_SECS,
+            idle_timeout: http::DEFAULT_IDLE_TIMEOUT_SECS,
+            max_connections: None,
         }
     }
 }
@@ -187,6 +221,9 @@ impl HttpArgs {
         options.max_concurrency = self.max_concurrency as usize;
         options.request_timeout = Duration::from_secs(self.request_timeout.max(1));
         options.shutdown_timeout = Duration::from_secs(self.shutdown_timeout);
+        options.header_timeout = Duration::from_secs(self.header_timeout.max(1));
+        options.idle_timeout = Duration::from_secs(self.idle_timeout.max(1));
+        options.max_connections = self.max_connections.map(|n| n as usize);
         Ok(options)
     }
 }
@@ -351,7 +388,7 @@ fn serve_stdio(catalog: Catalog) -> ExitCode {
 fn serve_http(catalog: Catalog, addr: SocketAddr, args: &HttpArgs) -> ExitCode {
     // The token comes from the environment only: a flag would show up in `ps`.
     let token = std::env::var("SKILLPACK_AUTH_TOKEN").ok();
-    let options = match args.options(addr, token.as_deref()) {
+    let mut options = match args.options(addr, token.as_deref()) {
         Ok(options) => options,
         Err(message) => {
             eprintln!("skillpack: {message}");
@@ -359,6 +396,10 @@ fn serve_http(catalog: Catalog, addr: SocketAddr, args: &HttpArgs) -> ExitCode {
         }
     };
     drop(token);
+    // Every connection is a descriptor: take the headroom the hard limit allows and fit
+    // the connection cap under it, before the sandbox (which reads nothing here, but the
+    // limits belong with the rest of start-up).
+    http::fit_to_open_files_limit(&mut options);
     // Bind first, then give up the filesystem (and new binds/connections), then start the
     // worker threads: Landlock covers the calling thread and the threads it spawns later,
     // so restricting before the runtime exists covers every thread the server will have.

@@ -17,11 +17,18 @@
 //!    `Content-Type` (415) checks, then MCP itself.
 //!
 //! `GET /healthz` sits outside all of that: probes from kubelets and load balancers carry
-//! neither a token nor an allowed `Host`, and it reveals nothing `serverInfo` does not.
+//! neither a token nor an allowed `Host`, and it reveals nothing `serverInfo` does not
+//! besides the counts of connections and requests refused (see below).
+//!
+//! Before any of that, connections are limited by [`super::connections`]: a header-read
+//! timeout, an idle timeout between kept-alive requests, and a cap on open connections
+//! below the open-files limit with a few more reserved for `/healthz`.
+//!
 //! SIGTERM/SIGINT stop accepting connections, let in-flight requests finish (up to
 //! `--shutdown-timeout`), then exit 0.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -38,6 +45,7 @@ use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 
 use rmcp::model::{ErrorCode, ErrorData, JsonRpcMessage, ServerJsonRpcMessage};
 
+use super::connections::{self, HEALTH_RESERVE, Limits, Stats};
 use super::framing::{self, BOM, Incoming};
 use crate::server::SkillpackServer;
 
@@ -53,6 +61,17 @@ pub const DEFAULT_MAX_CONCURRENCY: u32 = 256;
 pub const DEFAULT_REQUEST_TIMEOUT_SECS: u64 = 30;
 /// Below Kubernetes' default 30 s termination grace period, so we exit before SIGKILL.
 pub const DEFAULT_SHUTDOWN_TIMEOUT_SECS: u64 = 20;
+/// Clients send a request head in one packet; 10 s is ample even over a slow link, and
+/// bounds how long a connection that never sends one holds a descriptor.
+pub const DEFAULT_HEADER_TIMEOUT_SECS: u64 = 10;
+/// Above the 60 s idle timeout of common load balancers (AWS ALB, nginx's upstream
+/// keep-alive), which must close first: a server that closes a pooled connection as the
+/// balancer reuses it turns that request into a 502.
+pub const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 75;
+/// Each open connection costs a descriptor and a few KiB; an MCP client holds one or a
+/// few, so this many is a crowd for one replica. Lowered at start-up to fit under the
+/// open-files limit.
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 1024;
 
 /// Everything `serve --http` can be told, already validated.
 #[derive(Debug, Clone)]
@@ -68,6 +87,11 @@ pub struct HttpOptions {
     pub max_concurrency: usize,
     pub request_timeout: Duration,
     pub shutdown_timeout: Duration,
+    pub header_timeout: Duration,
+    pub idle_timeout: Duration,
+    /// `--max-connections`; `None`: [`DEFAULT_MAX_CONNECTIONS`], lowered to fit under the
+    /// open-files limit by [`fit_to_open_files_limit`].
+    pub max_connections: Option<usize>,
 }
 
 impl HttpOptions {
@@ -83,6 +107,9 @@ impl HttpOptions {
             max_concurrency: DEFAULT_MAX_CONCURRENCY as usize,
             request_timeout: Duration::from_secs(DEFAULT_REQUEST_TIMEOUT_SECS),
             shutdown_timeout: Duration::from_secs(DEFAULT_SHUTDOWN_TIMEOUT_SECS),
+            header_timeout: Duration::from_secs(DEFAULT_HEADER_TIMEOUT_SECS),
+            idle_timeout: Duration::from_secs(DEFAULT_IDLE_TIMEOUT_SECS),
+            max_connections: None,
         }
     }
 
@@ -132,6 +159,44 @@ impl HttpOptions {
     }
 }
 
+/// Raise the soft open-files limit to the hard one, settle the connection cap under it
+/// (`options.max_connections` is `Some` afterwards) and log both. Call before the sandbox.
+pub fn fit_to_open_files_limit(options: &mut HttpOptions) {
+    let limit = connections::raise_open_files_limit();
+    let (cap, warning) = connections::connection_cap(
+        options.max_connections,
+        DEFAULT_MAX_CONNECTIONS as usize,
+        limit.as_ref().map(|limit| limit.soft),
+    );
+    options.max_connections = Some(cap);
+    match &limit {
+        Some(limit) => tracing::info!(
+            open_files_soft = limit.soft,
+            open_files_hard = limit.hard,
+            raised_from = limit.raised_from,
+            max_connections = cap,
+            reserved_for_health = HEALTH_RESERVE,
+            header_timeout_s = options.header_timeout.as_secs_f64(),
+            idle_timeout_s = options.idle_timeout.as_secs_f64(),
+            "connection limits: at most {cap} open connections (+{HEALTH_RESERVE} for /healthz \
+             only) under an open-files limit of {}",
+            limit.soft
+        ),
+        None => tracing::info!(
+            max_connections = cap,
+            reserved_for_health = HEALTH_RESERVE,
+            "connection limits: at most {cap} open connections (+{HEALTH_RESERVE} for /healthz \
+             only); the open-files limit is unknown"
+        ),
+    }
+    if let Some(error) = limit.as_ref().and_then(|limit| limit.error.as_ref()) {
+        tracing::warn!(%error, "could not raise the soft open-files limit to the hard limit");
+    }
+    if let Some(warning) = warning {
+        tracing::warn!("{warning}");
+    }
+}
+
 /// Bind the listening socket (before the runtime starts and the sandbox closes in).
 pub fn bind(addr: SocketAddr) -> Result<std::net::TcpListener, String> {
     let listener = std::net::TcpListener::bind(addr).map_err(|error| {
@@ -160,7 +225,19 @@ pub async fn serve(
         .map_err(|error| format!("cannot read the listening address: {error}"))?;
     warn_about_exposure(&options, local);
     let catalog = *server.catalog();
-    let app = router(server, &options);
+    let limits = Limits {
+        header_timeout: options.header_timeout,
+        idle_timeout: options.idle_timeout,
+        max_connections: options
+            .max_connections
+            .unwrap_or(DEFAULT_MAX_CONNECTIONS as usize)
+            .max(1),
+    };
+    let stats = Arc::new(Stats::new(limits.max_connections));
+    tokio::spawn(connections::report(stats.clone()));
+    let health = health_body(&server);
+    let app = router(server, &options, stats.clone());
+    let reserve_app = reserve_router(health, stats.clone());
     tracing::info!(
         url = %format!("http://{local}{}", options.path),
         health = %format!("http://{local}{HEALTH_PATH}"),
@@ -172,11 +249,7 @@ pub async fn serve(
     );
 
     let (draining_tx, draining_rx) = tokio::sync::oneshot::channel::<Signals>();
-    let graceful = axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
+    let graceful = connections::serve(listener, app, reserve_app, limits, stats, async move {
         let name = signals.recv().await;
         tracing::info!(
             signal = name,
@@ -198,7 +271,7 @@ pub async fn serve(
         }
     };
     tokio::select! {
-        result = graceful => result.map_err(|error| format!("HTTP server failed: {error}"))?,
+        () = graceful => {}
         () = deadline => {}
     }
     tracing::info!("stopped");
@@ -207,10 +280,13 @@ pub async fn serve(
 
 /// The whole HTTP surface: `/healthz`, the MCP endpoint with its guards, and a 404 that
 /// says where things are.
-pub fn router(server: SkillpackServer, options: &HttpOptions) -> Router {
+pub fn router(server: SkillpackServer, options: &HttpOptions, stats: Arc<Stats>) -> Router {
     let health = health_body(&server);
+    let limit_stats = stats.clone();
     let mcp = ServiceBuilder::new()
-        .layer(HandleErrorLayer::new(limit_error_response))
+        .layer(HandleErrorLayer::new(move |error: BoxError| {
+            limit_error_response(error, limit_stats.clone())
+        }))
         .load_shed()
         .concurrency_limit(options.max_concurrency)
         .timeout(options.request_timeout)
@@ -230,12 +306,7 @@ pub fn router(server: SkillpackServer, options: &HttpOptions) -> Router {
     mcp_routes = mcp_routes.layer(cors_layer(options));
     let path = options.path.clone();
     Router::new()
-        .route(
-            HEALTH_PATH,
-            get(move || async move {
-                ([(header::CONTENT_TYPE, "application/json")], health.clone())
-            }),
-        )
+        .route(HEALTH_PATH, health_route(health, stats))
         .merge(mcp_routes)
         .fallback(move || async move {
             (
@@ -265,7 +336,41 @@ fn rmcp_config(options: &HttpOptions) -> StreamableHttpServerConfig {
     }
 }
 
-fn health_body(server: &SkillpackServer) -> String {
+/// What connections beyond `--max-connections` are served: `/healthz`, and 503 for
+/// anything else (the connection then closes, freeing its place).
+fn reserve_router(health: serde_json::Value, stats: Arc<Stats>) -> Router {
+    let refused = stats.clone();
+    Router::new()
+        .route(HEALTH_PATH, health_route(health, stats))
+        .fallback(move || async move {
+            refused.connection_refused();
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                [(header::RETRY_AFTER, "1")],
+                "Service Unavailable: too many open connections on this replica \
+                 (--max-connections); retry shortly\n",
+            )
+        })
+}
+
+/// `GET /healthz`: the catalog's identity, and what the connection and request limits
+/// refused so far.
+fn health_route(health: serde_json::Value, stats: Arc<Stats>) -> axum::routing::MethodRouter {
+    get(move || async move {
+        let mut body = health.clone();
+        if let (Some(body), serde_json::Value::Object(counts)) =
+            (body.as_object_mut(), stats.to_json())
+        {
+            body.extend(counts);
+        }
+        (
+            [(header::CONTENT_TYPE, "application/json")],
+            body.to_string(),
+        )
+    })
+}
+
+fn health_body(server: &SkillpackServer) -> serde_json::Value {
     let catalog = server.catalog();
     serde_json::json!({
         "status": "ok",
@@ -273,14 +378,14 @@ fn health_body(server: &SkillpackServer) -> String {
         "version": catalog.server_version(),
         "fingerprint": catalog.fingerprint(),
     })
-    .to_string()
 }
 
 /// What the tower limits report, as HTTP: shed load is 503 (retry elsewhere or later), a
-/// stalled request is 408.
-async fn limit_error_response(error: BoxError) -> Response {
+/// stalled request is 408. Both are counted, and logged at most every few seconds: one
+/// line per refused request would let a flood fill the log.
+async fn limit_error_response(error: BoxError, stats: Arc<Stats>) -> Response {
     if error.is::<tower::load_shed::error::Overloaded>() {
-        tracing::warn!("shedding a request: --max-concurrency requests already in flight");
+        stats.request_shed();
         return (
             StatusCode::SERVICE_UNAVAILABLE,
             [(header::RETRY_AFTER, "1")],
@@ -289,6 +394,7 @@ async fn limit_error_response(error: BoxError) -> Response {
             .into_response();
     }
     if error.is::<tower::timeout::error::Elapsed>() {
+        stats.request_timed_out();
         return (
             StatusCode::REQUEST_TIMEOUT,
             "Request Timeout: the request did not complete in time; send the whole request promptly\n",
