@@ -75,7 +75,11 @@ fn diagnostic_lines(text: &str, root: &Path) -> Vec<String> {
     let root = root.display().to_string();
     let mut lines: Vec<String> = text
         .lines()
-        .map(|line| line.trim_start_matches("warning: skillpack@0.1.0: "))
+        // Cargo indents a failed build script's output, and prefixes its warnings.
+        .map(|line| {
+            line.trim_start()
+                .trim_start_matches("warning: skillpack@0.1.0: ")
+        })
         .filter(|line| line.starts_with(&root))
         .filter(|line| line.contains(": error: ") || line.contains(": warning: "))
         .map(str::to_owned)

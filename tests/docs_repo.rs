@@ -13,7 +13,11 @@ use serde_json::json;
 /// The template, copied to a temporary folder (its `target/`, if any, left behind) with
 /// its dependencies on this workspace's crates by absolute path and this workspace's
 /// `Cargo.lock`, so that the engine built in the shared variants dir is reused.
-fn copy_template() -> tempfile::TempDir {
+///
+/// Each test names its copy differently: cargo leaves a top-level package's path out of its
+/// artifact names, so two copies named alike would share (and mistake for fresh) each
+/// other's build script in the shared target dir.
+fn copy_template(package: &str) -> tempfile::TempDir {
     let root = common::crate_root();
     let template = root.join("examples/docs-repo");
     let dir = tempfile::tempdir().expect("temporary folder");
@@ -42,22 +46,27 @@ fn copy_template() -> tempfile::TempDir {
         pointed, text,
         "the template names its skillpack dependencies by path"
     );
-    std::fs::write(&manifest, pointed).unwrap();
+    let named = pointed.replace("name = \"acme-docs\"", &format!("name = \"{package}\""));
+    assert!(named.contains(&format!("name = \"{package}\"")));
+    std::fs::write(&manifest, named).unwrap();
     std::fs::copy(root.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
     dir
 }
 
 /// `cargo build --release` of the copy; the binary is copied out of the shared target dir
 /// (the next build there overwrites it) into the copy's folder.
-fn build(repo: &Path, env: &[(&str, &str)]) -> Result<PathBuf, String> {
+fn build(repo: &Path, package: &str, env: &[(&str, &str)]) -> Result<PathBuf, String> {
     let (output, _lock) = common::cargo_in_variants(&["build", "--release"], repo, env);
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     if !output.status.success() {
         return Err(stderr);
     }
-    let binary = repo.join("acme-docs");
-    std::fs::copy(common::variants_target().join("release/acme-docs"), &binary)
-        .expect("copy the built binary");
+    let binary = repo.join(package);
+    std::fs::copy(
+        common::variants_target().join("release").join(package),
+        &binary,
+    )
+    .expect("copy the built binary");
     Ok(binary)
 }
 
@@ -73,8 +82,9 @@ fn stdout_of(binary: &Path, args: &[&str]) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_docs_repository_builds_and_serves_its_own_catalog() {
-    let repo = copy_template();
-    let binary = build(repo.path(), &[]).unwrap_or_else(|e| panic!("the template builds:\n{e}"));
+    let repo = copy_template("acme-docs");
+    let binary = build(repo.path(), "acme-docs", &[])
+        .unwrap_or_else(|e| panic!("the template builds:\n{e}"));
 
     // The catalog is the template's content, compiled by its build.rs.
     let info: serde_json::Value =
@@ -137,19 +147,24 @@ async fn a_docs_repository_builds_and_serves_its_own_catalog() {
 
 #[test]
 fn settings_given_in_build_rs_apply_and_the_environment_overrides_them() {
-    let repo = copy_template();
+    const PACKAGE: &str = "acme-docs-settings";
+    let repo = copy_template(PACKAGE);
     std::fs::write(
         repo.path().join("build.rs"),
         "fn main() {\n    skillpack_build::Bake::new()\n        .skills(\"skills\")\n        .docs(\"docs\")\n        .name(\"acme-docs\")\n        .strict(true)\n        .run();\n}\n",
     )
     .unwrap();
-    let binary = build(repo.path(), &[]).unwrap_or_else(|e| panic!("builds:\n{e}"));
+    let binary = build(repo.path(), PACKAGE, &[]).unwrap_or_else(|e| panic!("builds:\n{e}"));
     let info: serde_json::Value =
         serde_json::from_str(&stdout_of(&binary, &["info", "--json"])).unwrap();
     assert_eq!(info["name"], "acme-docs");
 
-    let binary = build(repo.path(), &[("SKILLPACK_NAME", "acme-docs-staging")])
-        .unwrap_or_else(|e| panic!("builds:\n{e}"));
+    let binary = build(
+        repo.path(),
+        PACKAGE,
+        &[("SKILLPACK_NAME", "acme-docs-staging")],
+    )
+    .unwrap_or_else(|e| panic!("builds:\n{e}"));
     let info: serde_json::Value =
         serde_json::from_str(&stdout_of(&binary, &["info", "--json"])).unwrap();
     assert_eq!(info["name"], "acme-docs-staging");
@@ -161,20 +176,22 @@ fn settings_given_in_build_rs_apply_and_the_environment_overrides_them() {
         "# Broken\n\nSee [the guide](missing.md).\n",
     )
     .unwrap();
-    let error = build(repo.path(), &[]).expect_err("strict mode set in build.rs fails the build");
+    let error =
+        build(repo.path(), PACKAGE, &[]).expect_err("strict mode set in build.rs fails the build");
     assert!(error.contains("docs/broken.md:3:"), "{error}");
     assert!(error.contains("missing.md"), "{error}");
 }
 
 #[test]
 fn an_unknown_setting_in_build_rs_fails_with_the_known_ones() {
-    let repo = copy_template();
+    const PACKAGE: &str = "acme-docs-unknown-setting";
+    let repo = copy_template(PACKAGE);
     std::fs::write(
         repo.path().join("build.rs"),
         "fn main() {\n    skillpack_build::Bake::new().set(\"SKILLPACK_DOC_DIR\", \"docs\").run();\n}\n",
     )
     .unwrap();
-    let error = build(repo.path(), &[]).expect_err("an unknown setting fails the build");
+    let error = build(repo.path(), PACKAGE, &[]).expect_err("an unknown setting fails the build");
     assert!(
         error.contains("`SKILLPACK_DOC_DIR` is not a skillpack build setting"),
         "{error}"

@@ -3,7 +3,7 @@
 //! A skillpack binary is a small package: its `build.rs` calls `skillpack_build::bake`, and
 //! its `main.rs` is one line:
 //!
-//! ```ignore
+//! ```text
 //! skillpack_server::main!();
 //! ```
 //!
