@@ -53,6 +53,9 @@ fn main() -> ExitCode {
     for root in [&config.skills, &config.docs] {
         println!("cargo::rerun-if-changed={}", root.dir.display());
     }
+    if let Some(previous) = &config.previous {
+        println!("cargo::rerun-if-changed={}", previous.display());
+    }
 
     let started = std::time::Instant::now();
     let output = match compile::compile(&config) {

@@ -130,13 +130,7 @@ pub fn build_with_env(env: &[(&str, &str)]) -> (Output, std::fs::File) {
         .arg(&dir)
         .current_dir(crate_root())
         .env("CARGO_TERM_COLOR", "never");
-    for var in [
-        "SKILLPACK_SKILLS_DIR",
-        "SKILLPACK_DOCS_DIR",
-        "SKILLPACK_NAME",
-        "SKILLPACK_STRICT",
-        "SKILLPACK_CHUNK_BYTES",
-    ] {
+    for var in skillpack::compile::config::ENV_VARS {
         command.env_remove(var);
     }
     for (key, value) in env {
@@ -193,6 +187,13 @@ fn variant_key(env: &[(&str, &str)]) -> Option<String> {
         .ok()?
         .catalog
         .fingerprint;
+    // The fingerprint leaves out the history: the previous manifest is part of the key.
+    let previous = config
+        .previous
+        .as_ref()
+        .map(|path| std::fs::read(path).map(|bytes| blake3::hash(&bytes).to_hex().to_string()))
+        .transpose()
+        .ok()?;
     let code = std::fs::metadata(builtin_binary()).ok()?;
     let modified = code
         .modified()
@@ -200,7 +201,7 @@ fn variant_key(env: &[(&str, &str)]) -> Option<String> {
         .duration_since(std::time::UNIX_EPOCH)
         .ok()?;
     Some(format!(
-        "{env:?}\n{fingerprint}\n{}:{}\n",
+        "{env:?}\n{fingerprint}\n{previous:?}\n{}:{}\n",
         code.len(),
         modified.as_nanos()
     ))
