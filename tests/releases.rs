@@ -634,3 +634,35 @@ fn release_settings_are_checked() {
         assert!(line.starts_with(key) && line.contains(" — "), "{line}");
     }
 }
+
+#[tokio::test]
+async fn the_built_binary_is_a_first_release_and_prints_its_manifest() {
+    let binary = common::builtin_binary();
+    let output = common::run(&binary, &["manifest"]);
+    assert!(output.status.success());
+    let manifest: compile::history::Manifest =
+        serde_json::from_slice(&output.stdout).expect("the manifest parses back");
+    assert_eq!(manifest.format, compile::history::FORMAT);
+    let fingerprint = common::run(&binary, &["fingerprint"]);
+    assert_eq!(
+        String::from_utf8_lossy(&fingerprint.stdout).trim(),
+        manifest.fingerprint
+    );
+    assert!(manifest.history.is_empty());
+    // Printing it twice gives the same bytes.
+    assert_eq!(common::run(&binary, &["manifest"]).stdout, output.stdout);
+
+    let notes = common::run(&binary, &["changes"]);
+    assert!(notes.status.success());
+    assert!(String::from_utf8_lossy(&notes.stdout).contains("first release of its chain"));
+    let unknown = common::run(&binary, &["changes", "--since", "v0.0.1"]);
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("release_not_found"));
+
+    let client = common::connect(&binary).await;
+    let changes: Value =
+        serde_json::from_str(&common::read_text(&client, "resource://catalog/changes").await)
+            .unwrap();
+    assert_eq!(changes["first_release"], true);
+    client.cancel().await.unwrap();
+}
