@@ -288,7 +288,7 @@ pub fn parse_date(text: &str) -> Option<u64> {
 
 fn days_in_month(y: u64, m: u64) -> u64 {
     match m {
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 if (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400) => 29,
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,
