@@ -295,6 +295,12 @@ fn cases() -> Vec<Case> {
         )
         .repair(list, json!({"kind": "docs"})),
         case(list, json!({"cursor": "not-a-cursor"}), "cursor_invalid").repair(list, json!({})),
+        // A release this one does not know: the repair lists changes since one it knows.
+        case(
+            list,
+            json!({"kind": "changes", "since": "v0.0.1"}),
+            "release_not_found",
+        ),
         // catalog_search: a bad optional argument is repaired by the same search without
         // it; a query that cannot run by browsing instead.
         case(

@@ -97,6 +97,7 @@ async fn prompts_list_has_the_built_ins_and_one_per_skill() {
         "orient".to_owned(),
         "use-skill".to_owned(),
         "find-skill".to_owned(),
+        "whats-new".to_owned(),
     ];
     expected.extend(skill_ids(&client).await);
     assert_eq!(names, expected);

@@ -210,6 +210,13 @@ fn variant_key(env: &[(&str, &str)]) -> Option<String> {
         .ok()?
         .catalog
         .fingerprint;
+    // The fingerprint leaves out the history: the previous manifest is part of the key.
+    let previous = config
+        .previous
+        .as_ref()
+        .map(|path| std::fs::read(path).map(|bytes| blake3::hash(&bytes).to_hex().to_string()))
+        .transpose()
+        .ok()?;
     let code = std::fs::metadata(builtin_binary()).ok()?;
     let modified = code
         .modified()
@@ -217,7 +224,7 @@ fn variant_key(env: &[(&str, &str)]) -> Option<String> {
         .duration_since(std::time::UNIX_EPOCH)
         .ok()?;
     Some(format!(
-        "{env:?}\n{fingerprint}\n{}:{}\n",
+        "{env:?}\n{fingerprint}\n{previous:?}\n{}:{}\n",
         code.len(),
         modified.as_nanos()
     ))

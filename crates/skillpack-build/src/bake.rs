@@ -123,6 +123,9 @@ impl Bake {
         for root in [&config.skills, &config.docs] {
             println!("cargo::rerun-if-changed={}", root.dir.display());
         }
+        if let Some(previous) = &config.previous {
+            println!("cargo::rerun-if-changed={}", previous.display());
+        }
 
         let started = Instant::now();
         let output = compile::compile(&config).map_err(|report| fail(&report))?;

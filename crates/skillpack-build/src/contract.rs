@@ -41,6 +41,13 @@ pub struct Template {
 
 pub const TEMPLATES: &[Template] = &[
     Template {
+        uri_template: "resource://catalog/changes/{since}",
+        name: "changes_since",
+        title: "Changes since an earlier release",
+        description: "JSON: what changed from an earlier release to this one — documents and skill files added, removed and changed, and for changed documents the sections by anchor, each with the URI to read. `since` is a release label, a fingerprint prefix (12+ hex digits) or a date (YYYY-MM-DD: the latest release on or before it); resource://catalog/changes is the same against the previous release and lists the known releases.",
+        mime_type: "application/json",
+    },
+    Template {
         uri_template: "resource://catalog/skills/{skill_id}",
         name: "skill_record",
         title: "Skill record",
@@ -147,6 +154,10 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         meaning: "The document has no heading with that anchor; its _meta outline lists them.",
     },
     ErrorCode {
+        code: "release_not_found",
+        meaning: "No release this one knows matches `since`; details.candidates lists known labels and fingerprint prefixes, resource://catalog/changes lists the releases.",
+    },
+    ErrorCode {
         code: "invalid_uri",
         meaning: "Not a URI of this catalog (unknown scheme or family, query string, too long).",
     },
@@ -178,7 +189,7 @@ pub const TOOL_SEARCH: &str = "catalog_search";
 pub const TOOLS: &[ToolSummary] = &[
     ToolSummary {
         name: TOOL_LIST,
-        purpose: "List skills (default) or docs, one compact record each, filtered by tag or prefix; house pagination has_more/next_cursor.",
+        purpose: "List skills (default) or docs, one compact record each, filtered by tag or prefix; or with kind \"changes\" (optional `since`: a release label, fingerprint prefix or date) what changed since an earlier release, each entry with the URIs to read; house pagination has_more/next_cursor.",
     },
     ToolSummary {
         name: TOOL_READ,
@@ -200,6 +211,7 @@ pub struct PromptSummary {
 pub const PROMPT_ORIENT: &str = "orient";
 pub const PROMPT_USE_SKILL: &str = "use-skill";
 pub const PROMPT_FIND_SKILL: &str = "find-skill";
+pub const PROMPT_WHATS_NEW: &str = "whats-new";
 
 pub const PROMPTS: &[PromptSummary] = &[
     PromptSummary {
@@ -213,6 +225,10 @@ pub const PROMPTS: &[PromptSummary] = &[
     PromptSummary {
         name: PROMPT_FIND_SKILL,
         purpose: "`task` (free text): the skills that best match it by search over skill documents and references, best first, each with its description, document URI and best matching section.",
+    },
+    PromptSummary {
+        name: PROMPT_WHATS_NEW,
+        purpose: "Optional `since` (completed: a release label, fingerprint prefix or date; omitted means the previous release): what changed since then, grouped by skill and doc, with the section and document URIs to read — only those.",
     },
 ];
 

@@ -8,7 +8,7 @@
 //! File bytes are not stored here; they live in a separate content blob and are referenced
 //! by [`Span`]s, so identical files (a `LICENSE.txt` in every skill) are stored once.
 
-use rkyv::{Archive, Serialize};
+use rkyv::{Archive, Deserialize, Serialize};
 
 /// Bumped whenever the meaning of served URIs or payloads changes; part of the fingerprint.
 pub const CONTRACT_VERSION: u32 = 2;
@@ -45,6 +45,9 @@ pub struct Catalog {
     /// Completion candidates that are not already sorted lists of the catalog (skill ids,
     /// ref ids, chunk ids and anchors are: see `cmd::completion`).
     pub completions: Completions,
+    /// This release (label, date) and the earlier releases it was built against, each with
+    /// what changed since (see `compile::history`). Never part of the fingerprint.
+    pub history: History,
     // What start-up reads comes last. rkyv writes a struct's out-of-line data (string
     // bytes, vector items) in field order and the struct itself after it, so these fields
     // and the bytes they point to sit together at the end of the archive, beside its root:
@@ -77,6 +80,11 @@ pub struct StartUp {
     pub skill_query: String,
     pub doc_query: String,
     pub tag: String,
+    /// This release's label, else its short fingerprint, and how many earlier releases it
+    /// knows: the instructions and tool descriptions name them, and the history itself
+    /// lies elsewhere in the archive.
+    pub release: String,
+    pub earlier_releases: u32,
 }
 
 /// Sorted candidate lists for `completion/complete`, computed at build time so that a
@@ -155,6 +163,27 @@ pub struct Document {
     pub outline: Vec<Heading>,
     pub chunks: Vec<Chunk>,
     pub links: Vec<Link>,
+    /// What changed in this document since the previous release (its `_meta` says so, so
+    /// that a client holding the previous release's sections knows which to keep).
+    pub previous: PreviousChange,
+}
+
+/// A document against the previous release.
+#[derive(Archive, Serialize, Debug, Clone, PartialEq, Eq, Default)]
+#[rkyv(derive(Debug))]
+pub enum PreviousChange {
+    /// This release was built without a previous manifest.
+    #[default]
+    FirstRelease,
+    Unchanged,
+    Added,
+    /// Anchors of the sections added, changed (own text) and removed. All three are empty
+    /// when only the text before the first heading changed.
+    Changed {
+        added: Vec<String>,
+        changed: Vec<String>,
+        removed: Vec<String>,
+    },
 }
 
 #[derive(Archive, Serialize, Debug, Clone, PartialEq, Eq)]
@@ -171,6 +200,9 @@ pub struct Heading {
     /// Outline index of the section this one is part of (the nearest heading above it of a
     /// higher level), or [`NO_HEADING`] for a top-level section.
     pub parent: u32,
+    /// First 48 bits of the blake3 hash of the section's bytes (`start..end`): the same
+    /// bytes keep the same version in every release ([`short_version`]).
+    pub version: u64,
 }
 
 #[derive(Archive, Serialize, Debug, Clone, PartialEq, Eq)]
@@ -181,6 +213,22 @@ pub struct Chunk {
     pub heading: String,
     pub start: u64,
     pub end: u64,
+    /// First 48 bits of the blake3 hash of the chunk's bytes ([`short_version`]).
+    pub version: u64,
+}
+
+/// A content version: the first 48 bits of the blake3 hash of the bytes, which print as
+/// the same 12 hex digits as a document's `version`.
+pub fn short_version(bytes: &[u8]) -> u64 {
+    let hash = blake3::hash(bytes);
+    hash.as_bytes()[..6]
+        .iter()
+        .fold(0u64, |acc, b| (acc << 8) | u64::from(*b))
+}
+
+/// The 12 hex digits of a [`short_version`].
+pub fn version_hex(version: u64) -> String {
+    format!("{version:012x}")
 }
 
 #[derive(Archive, Serialize, Debug, Clone, PartialEq, Eq)]
@@ -261,6 +309,87 @@ pub enum DirectoryChild {
     Directory(u32),
 }
 
+/// This release and the earlier ones it knows, newest first.
+#[derive(Archive, Serialize, Debug, Default)]
+#[rkyv(derive(Debug))]
+pub struct History {
+    /// The crate version that built this release (for the manifest).
+    pub crate_version: String,
+    pub label: String,
+    /// `SOURCE_DATE_EPOCH` (seconds), if the build set it.
+    pub epoch: Option<u64>,
+    /// Earlier releases, newest first (at most `compile::history::MAX_RELEASES`), each with
+    /// the change set from it to this release.
+    pub earlier: Vec<EarlierRelease>,
+}
+
+#[derive(Archive, Serialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct EarlierRelease {
+    /// `blake3:<64 hex>`.
+    pub fingerprint: String,
+    pub label: String,
+    pub epoch: Option<u64>,
+    pub changes: ChangeSet,
+}
+
+/// What changed from an earlier release to this one. Both lists are sorted by URI.
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
+#[rkyv(derive(Debug))]
+pub struct ChangeSet {
+    /// Markdown documents (skill documents, references, docs).
+    pub documents: Vec<DocumentChange>,
+    /// Skill files that are not markdown documents (scripts, templates, assets).
+    pub files: Vec<FileChange>,
+}
+
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug, PartialEq, Eq))]
+pub enum ChangeKind {
+    Added,
+    Removed,
+    Changed,
+}
+
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct DocumentChange {
+    pub uri: String,
+    pub kind: ChangeKind,
+    /// The skill it belongs to, or empty for a doc.
+    pub skill: String,
+    pub title: String,
+    /// Its version in the earlier release (empty if added): what lets the next release
+    /// compose change sets exactly.
+    pub from_version: String,
+    /// For a changed document, its sections by anchor, in reading order. An empty anchor
+    /// is the text before the first heading.
+    pub sections: Vec<SectionChange>,
+    /// A changed document whose sections in the earlier release are not known (it was
+    /// removed and added back in between): read it whole.
+    pub whole: bool,
+}
+
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct SectionChange {
+    pub anchor: String,
+    pub kind: ChangeKind,
+    /// The version of the section's own text (heading to the next heading) in the earlier
+    /// release; empty if added.
+    pub from_own: String,
+}
+
+#[derive(Archive, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[rkyv(derive(Debug))]
+pub struct FileChange {
+    pub uri: String,
+    pub kind: ChangeKind,
+    pub skill: String,
+    /// First 12 hex digits of its sha256 in the earlier release (empty if added).
+    pub from_sha256: String,
+}
+
 /// What an exact URI resolves to.
 #[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[rkyv(derive(Debug, PartialEq, Eq))]
@@ -270,10 +399,20 @@ pub enum Target {
     DocsIndex,
     SkillRecord(u32),
     Document(u32),
-    Chunk { document: u32, chunk: u32 },
+    Chunk {
+        document: u32,
+        chunk: u32,
+    },
     SkillFile(u32),
     Directory(u32),
+    /// `resource://catalog/changes[/{since}]`: the change set against earlier release
+    /// `i` (an index into `History::earlier`), or [`SAME_RELEASE`] for this very release.
+    /// Never in the URI index: `since` is resolved by `cmd::changes`.
+    Changes(u32),
 }
+
+/// [`Target::Changes`] of this release itself: nothing changed.
+pub const SAME_RELEASE: u32 = u32::MAX;
 
 /// A perfect-hash map from URI to [`Target`], generated at build time with
 /// `phf_generator` and probed at run time with `phf_shared` — the same scheme as a
@@ -367,6 +506,7 @@ impl ArchivedCatalog {
                 .directories
                 .get(i.to_native() as usize)
                 .is_some_and(|directory| directory.uri == uri),
+            ArchivedTarget::Changes(_) => false,
         }
     }
 }

@@ -15,6 +15,8 @@ use percent_encoding::{
 pub const CAPABILITIES: &str = "resource://catalog/capabilities";
 pub const SKILLS_INDEX: &str = "resource://catalog/skills_index";
 pub const DOCS_INDEX: &str = "resource://catalog/docs_index";
+/// What changed since the previous release; `CHANGES/{since}` since an earlier one.
+pub const CHANGES: &str = "resource://catalog/changes";
 pub const SKILL_RECORD_PREFIX: &str = "resource://catalog/skills/";
 pub const SKILLS_PREFIX: &str = "resource://skills/";
 pub const DOCS_PREFIX: &str = "resource://docs/";
@@ -94,6 +96,11 @@ pub fn reference(skill_id: &str, ref_id: &str) -> String {
     )
 }
 
+/// `resource://catalog/changes/{since}`.
+pub fn changes(since: &str) -> String {
+    format!("{CHANGES}/{}", encode_segment(since))
+}
+
 pub fn doc(path: &str) -> String {
     format!("{DOCS_PREFIX}{}", encode_path(path))
 }
@@ -162,6 +169,11 @@ pub enum Family {
     Capabilities,
     SkillsIndex,
     DocsIndex,
+    /// `resource://catalog/changes[/{since}]`: `since` names an earlier release (a
+    /// fingerprint prefix, a label or a date), resolved by `cmd::changes`.
+    Changes {
+        since: Option<String>,
+    },
     SkillRecord {
         skill_id: String,
     },
@@ -188,6 +200,8 @@ impl Family {
             Family::Capabilities => CAPABILITIES.to_owned(),
             Family::SkillsIndex => SKILLS_INDEX.to_owned(),
             Family::DocsIndex => DOCS_INDEX.to_owned(),
+            Family::Changes { since: None } => CHANGES.to_owned(),
+            Family::Changes { since: Some(since) } => changes(since),
             Family::SkillRecord { skill_id } => skill_record(skill_id),
             Family::SkillDocument { skill_id } => skill_document(skill_id),
             Family::Reference { skill_id, ref_id } => reference(skill_id, ref_id),
@@ -332,6 +346,11 @@ fn parse_resource(rest: &str) -> Result<(Family, Option<String>), UriError> {
             "capabilities" => Ok((Family::Capabilities, None)),
             "skills_index" => Ok((Family::SkillsIndex, None)),
             "docs_index" => Ok((Family::DocsIndex, None)),
+            "changes" => Ok((Family::Changes { since: None }, None)),
+            _ if path.starts_with("changes/") => {
+                let since = decode_segment(&path["changes/".len()..])?;
+                Ok((Family::Changes { since: Some(since) }, None))
+            }
             _ => match path.strip_prefix("skills/") {
                 Some(id) => Ok((
                     Family::SkillRecord {
@@ -340,7 +359,7 @@ fn parse_resource(rest: &str) -> Result<(Family, Option<String>), UriError> {
                     None,
                 )),
                 None => Err(UriError::Invalid(format!(
-                    "unknown catalog resource `resource://catalog/{}`: expected capabilities, skills_index, docs_index or skills/{{skill_id}}",
+                    "unknown catalog resource `resource://catalog/{}`: expected capabilities, skills_index, docs_index, changes, changes/{{since}} or skills/{{skill_id}}",
                     shorten(path)
                 ))),
             },

@@ -60,6 +60,16 @@ pub enum Command {
     Search(SearchArgs),
     /// Print the catalog fingerprint (`blake3:<64 hex>`).
     Fingerprint,
+    /// Print this release's manifest (JSON): keep it with the release and build the next
+    /// one against it with SKILLPACK_PREVIOUS=<file>.
+    Manifest,
+    /// Print what changed since an earlier release as markdown, for release notes.
+    Changes {
+        /// The earlier release: a label, a fingerprint prefix (12+ hex digits) or a date
+        /// (YYYY-MM-DD, the latest release on or before it). Default: the previous release.
+        #[arg(long, value_name = "RELEASE")]
+        since: Option<String>,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -278,6 +288,31 @@ pub fn main(catalog: Catalog) -> ExitCode {
             println!("{}", catalog.fingerprint());
             ExitCode::SUCCESS
         }
+        Command::Manifest => manifest(&catalog),
+        Command::Changes { since } => changes(&catalog, since.as_deref()),
+    }
+}
+
+fn manifest(catalog: &Catalog) -> ExitCode {
+    match serde_json::to_string_pretty(&cmd::changes::manifest(catalog)) {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: cannot render the manifest: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn changes(catalog: &Catalog, since: Option<&str>) -> ExitCode {
+    match cmd::changes::resolve(catalog, since) {
+        Ok(which) => {
+            print!("{}", cmd::changes::markdown(catalog, which, usize::MAX));
+            ExitCode::SUCCESS
+        }
+        Err(error) => report_error(&error),
     }
 }
 
@@ -465,6 +500,11 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
         "archive_bytes": catalog.embedded_bytes().0,
         "archive_valid": archive_valid,
         "uris": archive.uri_index.len(),
+        "release": {
+            "label": archive.history.label.as_str(),
+            "date": cmd::changes::current(catalog).date(),
+            "earlier": cmd::changes::releases_json(catalog),
+        },
         "sandbox": sandbox_json,
     });
     if as_json {
@@ -497,6 +537,29 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
             }
         );
         println!("uris:         {}", archive.uri_index.len());
+        let this = cmd::changes::current(catalog);
+        let earlier = cmd::changes::earlier(catalog);
+        println!(
+            "release:      {}{}{}",
+            this.name(),
+            dated(&this.date()),
+            if earlier.is_empty() {
+                ", the first of its chain".to_owned()
+            } else {
+                format!(", built against {} earlier release(s):", earlier.len())
+            }
+        );
+        for release in earlier {
+            let named = cmd::changes::release(release);
+            println!(
+                "              {} ({}){}: {} documents and {} skill files changed since",
+                named.name(),
+                named.short(),
+                dated(&named.date()),
+                release.changes.documents.len(),
+                release.changes.files.len(),
+            );
+        }
         println!(
             "sandbox:      {}{}",
             sandbox.describe(),
@@ -508,6 +571,15 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
         );
     }
     ExitCode::SUCCESS
+}
+
+/// ` of <date>`, or nothing for an undated release.
+fn dated(date: &str) -> String {
+    if date.is_empty() {
+        String::new()
+    } else {
+        format!(" of {date}")
+    }
 }
 
 fn list(catalog: &Catalog, kind: Option<ListKind>) -> ExitCode {

@@ -93,7 +93,18 @@ pub fn instructions(catalog: &Catalog) -> String {
          (<document uri>#<anchor>) you need. Do not bulk-load whole documents or the whole \
          catalog; use detail \"full\" only when you need a whole body. To follow a skill, use \
          the prompt use-skill or the prompt named after the skill. Errors carry did-you-mean \
-         candidates and a repair call that works as given.",
+         candidates and a repair call that works as given.\n\
+         This is release {release}{known}.",
+        release = catalog.archive().startup.release,
+        known = match catalog.archive().startup.earlier_releases.to_native() {
+            0 => " (the first of its chain)".to_owned(),
+            n => format!(
+                "; it knows {n} earlier release(s). What changed since the one you knew: the \
+                 prompt whats-new (optional since), {changes} or {changes}/{{since}} (a label, \
+                 fingerprint prefix or date), or catalog_list {{\"kind\": \"changes\"}}",
+                changes = uri::CHANGES
+            ),
+        },
         name = catalog.name(),
         skills = totals.skills.to_native(),
         docs = totals.docs.to_native(),

@@ -96,6 +96,13 @@ pub fn chunk(input: &Input<'_>) -> Vec<Chunk> {
                 heading: chunk_heading,
                 start: part.start as u64,
                 end: part.end as u64,
+                version: crate::model::short_version(
+                    input
+                        .text
+                        .as_bytes()
+                        .get(part.start..part.end)
+                        .unwrap_or_default(),
+                ),
             });
         }
     }

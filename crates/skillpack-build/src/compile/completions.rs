@@ -73,6 +73,7 @@ mod tests {
             outline: Vec::new(),
             chunks: Vec::new(),
             links: Vec::new(),
+            previous: Default::default(),
         }
     }
 

@@ -11,13 +11,19 @@ pub const MAX_CHUNK_BYTES: usize = 1024 * 1024;
 pub const DEFAULT_NAME: &str = "skillpack";
 
 /// Every environment variable that changes the build (for `rerun-if-env-changed`).
-pub const ENV_VARS: [&str; 5] = [
+pub const ENV_VARS: [&str; 8] = [
     "SKILLPACK_SKILLS_DIR",
     "SKILLPACK_DOCS_DIR",
     "SKILLPACK_NAME",
     "SKILLPACK_STRICT",
     "SKILLPACK_CHUNK_BYTES",
+    "SKILLPACK_PREVIOUS",
+    "SKILLPACK_RELEASE",
+    "SOURCE_DATE_EPOCH",
 ];
+
+/// Longest release label (`SKILLPACK_RELEASE`).
+pub const MAX_LABEL_BYTES: usize = 64;
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -30,6 +36,24 @@ pub struct Config {
     pub chunk_bytes: usize,
     /// Crate version, for `serverInfo.version` and the capability summary.
     pub crate_version: String,
+    /// The previous release's manifest (`SKILLPACK_PREVIOUS`): this release is built
+    /// against it and bakes the chain of earlier releases.
+    pub previous: Option<PathBuf>,
+    /// Release label (`SKILLPACK_RELEASE`), empty if unset.
+    pub release: String,
+    /// Release date in seconds since the epoch (`SOURCE_DATE_EPOCH`); never the clock.
+    pub epoch: Option<u64>,
+}
+
+/// Whether `label` can be a release label: it is a path segment of
+/// `resource://catalog/changes/{since}`, so only characters that need no encoding, and
+/// not something `since` would read as a fingerprint prefix.
+pub fn is_release_label(label: &str) -> bool {
+    !label.is_empty()
+        && label.len() <= MAX_LABEL_BYTES
+        && label
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+'))
 }
 
 impl Config {
@@ -52,6 +76,9 @@ impl Config {
             strict: false,
             chunk_bytes: DEFAULT_CHUNK_BYTES,
             crate_version: env!("CARGO_PKG_VERSION").to_owned(),
+            previous: None,
+            release: String::new(),
+            epoch: None,
         }
     }
 
@@ -131,6 +158,47 @@ impl Config {
             },
         };
 
+        let previous = var("SKILLPACK_PREVIOUS")
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+            .map(|value| {
+                let path = PathBuf::from(value);
+                if path.is_absolute() {
+                    path
+                } else {
+                    crate_root.join(path)
+                }
+            });
+
+        let release = var("SKILLPACK_RELEASE")
+            .map(|v| v.trim().to_owned())
+            .unwrap_or_default();
+        if !release.is_empty() && !is_release_label(&release) {
+            report.error(
+                "SKILLPACK_RELEASE",
+                None,
+                format!("`{}` is not a usable release label", crate::uri::shorten(&release)),
+                format!("use 1 to {MAX_LABEL_BYTES} characters among letters, digits and . _ - +, e.g. `v1.4.0` or `2026.11`"),
+            );
+        }
+
+        let epoch = match var("SOURCE_DATE_EPOCH").as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(value) => match value.parse::<u64>() {
+                // Dates past year 9999 cannot be written as YYYY-MM-DD.
+                Ok(seconds) if seconds < 253_402_300_800 => Some(seconds),
+                _ => {
+                    report.error(
+                        "SOURCE_DATE_EPOCH",
+                        None,
+                        format!("`{}` is not a time in seconds since 1970-01-01 UTC", crate::uri::shorten(value)),
+                        "set it to a whole number of seconds, e.g. `SOURCE_DATE_EPOCH=$(git log -1 --format=%ct)`, or unset it",
+                    );
+                    None
+                }
+            },
+        };
+
         if report.has_errors() {
             return Err(report);
         }
@@ -141,6 +209,9 @@ impl Config {
             strict,
             chunk_bytes,
             crate_version: crate_version.to_owned(),
+            previous,
+            release,
+            epoch,
         })
     }
 }

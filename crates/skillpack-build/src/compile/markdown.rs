@@ -196,6 +196,8 @@ pub fn outline(headings: &[RawHeading], len: usize) -> Vec<Heading> {
             start: h.start as u64,
             end: end as u64,
             parent,
+            // Needs the text: `compile::document` fills it in.
+            version: 0,
         });
     }
     outline

@@ -19,6 +19,7 @@ pub mod config;
 pub mod diag;
 pub mod emit;
 pub mod frontmatter;
+pub mod history;
 pub mod index;
 pub mod links;
 pub mod markdown;
@@ -189,12 +190,24 @@ pub fn compile(config: &Config) -> Result<Output, Report> {
     }
 
     resolve_links(&sources, &skill_files, &layout, &mut docs, &mut report);
+    let previous = config
+        .previous
+        .as_deref()
+        .and_then(|path| history::load(path, &config.name, &mut report));
 
     if report.has_errors() {
         report.sort();
         return Err(report);
     }
-    let output = bake(config, &sources, &skill_files, &layout, docs, report);
+    let output = bake(
+        config,
+        &sources,
+        &skill_files,
+        &layout,
+        docs,
+        previous.as_ref(),
+        report,
+    );
     Ok(output)
 }
 
@@ -277,7 +290,13 @@ fn document(
         }
     };
     let scan = markdown::scan(text, body_offset);
-    let outline = markdown::outline(&scan.headings, text.len());
+    let mut outline = markdown::outline(&scan.headings, text.len());
+    for heading in &mut outline {
+        let section = text
+            .as_bytes()
+            .get(heading.start as usize..heading.end as usize);
+        heading.version = crate::model::short_version(section.unwrap_or_default());
+    }
     let file_stem = file
         .rel
         .rsplit('/')
@@ -492,6 +511,7 @@ fn bake(
     skill_files: &[SourceFile],
     layout: &skills::Layout,
     docs: Vec<DocWork>,
+    previous: Option<&history::Manifest>,
     report: Report,
 ) -> Output {
     let mut blob = Blob::default();
@@ -569,6 +589,7 @@ fn bake(
             outline: work.outline,
             chunks: work.chunks,
             links: work.links,
+            previous: Default::default(),
         });
     }
 
@@ -639,7 +660,17 @@ fn bake(
         search: Default::default(),
         totals,
         completions: Default::default(),
+        history: Default::default(),
         startup: Default::default(),
+    };
+    // The history comes after the fingerprint, which it must never influence.
+    let earlier = history::chain(previous, &history::current_state(&catalog, &blob.bytes));
+    history::previous_changes(&mut catalog.documents, &earlier);
+    catalog.history = crate::model::History {
+        crate_version: config.crate_version.clone(),
+        label: config.release.clone(),
+        epoch: config.epoch,
+        earlier,
     };
     for i in 0..catalog.skills.len() {
         catalog.skills[i].record_json = render::skill_record(&catalog, &catalog.skills[i]);

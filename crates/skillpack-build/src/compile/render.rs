@@ -129,6 +129,7 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
         json!({"uri": uri::CAPABILITIES, "returns": "This summary."}),
         json!({"uri": uri::SKILLS_INDEX, "returns": "One compact record per skill: id, description, tags, capabilities, document uri, size."}),
         json!({"uri": uri::DOCS_INDEX, "returns": "One record per doc: path, uri, title, summary, size, chunk count."}),
+        json!({"uri": uri::CHANGES, "returns": "What changed since the previous release (documents, skill files, sections by anchor, each with the URI to read) and the earlier releases this one knows."}),
     ]
     .into_iter()
     .chain(contract::TEMPLATES.iter().map(|t| {
@@ -150,6 +151,12 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
             "fingerprint": catalog.fingerprint,
             "contract_version": crate::model::CONTRACT_VERSION,
         },
+        "release": {
+            "label": catalog.history.label,
+            "date": catalog.history.epoch.map(super::history::format_date).unwrap_or_default(),
+            "earlier_releases": catalog.history.earlier.len(),
+            "changes_uri": uri::CHANGES,
+        },
         "summary": format!(
             "{} skills ({} references, {} skill files) and {} docs, compiled into this binary at build time and served read-only from memory.",
             t.skills, t.references, t.skill_files, t.docs
@@ -162,6 +169,7 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
             "Offers the same content through tools (catalog_list, catalog_read, catalog_search) for clients that cannot read resources, and through prompts (orient, use-skill, find-skill, one per skill).",
             "Completes skill ids, reference ids, doc paths, chunk ids, anchors and prompt arguments (completion/complete).",
             "Pins its content by fingerprint: serverInfo.version ends with the first 12 hex digits.",
+            format!("Knows the {} earlier release(s) it was built against and what changed since each, down to sections by anchor: {} (or {}/{{since}}), the prompt whats-new and catalog_list {{\"kind\": \"changes\"}}. Sections and chunks whose bytes did not change keep their version.", catalog.history.earlier.len(), uri::CHANGES, uri::CHANGES),
             "Implements the SEP-2640 Skills extension (io.modelcontextprotocol/skills, with directoryRead): skills/list and skills/get return each skill's frontmatter and a complete file manifest with sha256 digests; every file is readable at its skill:// URI.",
         ],
         "does_not": [
@@ -173,6 +181,7 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
         "start_here": [
             format!("Read {} once to see every skill (id, description, document uri).", uri::SKILLS_INDEX),
             format!("Read {} for the docs.", uri::DOCS_INDEX),
+            format!("Came back after an earlier release? Get the prompt whats-new, or read {}, and read only what changed.", uri::CHANGES),
             "Read a document's _meta outline and chunk catalog, then read only the chunks or #sections you need.",
             "With tools only: catalog_list {} (skills) or {\"kind\": \"docs\"}, then catalog_read {\"uri\": …} for a summary (outline, first chunk, chunk catalog), then chunk or section URIs.",
             "Looking for a topic rather than a name: catalog_search {\"query\": \"a few keywords\"}, then catalog_read the best hit's chunk_uri or section_uri.",
@@ -198,7 +207,7 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
             .map(|p| json!({"name": p.name, "purpose": p.purpose}))
             .chain(std::iter::once(json!({"name": "<skill id>", "purpose": "One prompt per skill, named after its id: the same as use-skill with that skill."})))
             .collect::<Vec<_>>(),
-        "completion": "completion/complete completes skill_id, ref_id (needs skill_id in context.arguments), path (segment by segment), chunk_id and anchor (need the template's other variables in context.arguments), and prompt arguments; prefix matches first, then fuzzy, at most 100 values with total and hasMore",
+        "completion": "completion/complete completes since (release labels and fingerprint prefixes), skill_id, ref_id (needs skill_id in context.arguments), path (segment by segment), chunk_id and anchor (need the template's other variables in context.arguments), and prompt arguments; prefix matches first, then fuzzy, at most 100 values with total and hasMore",
         "limits": {
             "chunk_bytes": catalog.chunk_bytes,
             "max_uri_bytes": uri::MAX_URI_BYTES,

@@ -22,7 +22,7 @@ pub const LISTED_DESCRIPTION_CHARS: usize = 500;
 pub const MAX_COMPATIBILITY_CHARS: usize = 500;
 /// Prompt names the server defines itself; a skill may not be named like one, because
 /// every skill is also a prompt named after its id.
-pub const RESERVED_PROMPT_NAMES: [&str; 3] = ["orient", "use-skill", "find-skill"];
+pub const RESERVED_PROMPT_NAMES: [&str; 4] = ["orient", "use-skill", "find-skill", "whats-new"];
 
 #[derive(Debug, Clone)]
 pub struct SkillSource {

@@ -45,7 +45,14 @@ pub fn facts(catalog: &Catalog) -> StartUp {
         .iter()
         .find_map(|s| s.tags.first())
         .map_or("mcp".to_owned(), Clone::clone);
+    let release = if catalog.history.label.is_empty() {
+        super::render::short_fingerprint(&catalog.fingerprint).to_owned()
+    } else {
+        catalog.history.label.clone()
+    };
     StartUp {
+        release,
+        earlier_releases: catalog.history.earlier.len() as u32,
         first_doc,
         document_uri,
         chunk_uri,

@@ -5,6 +5,7 @@
 use rmcp::model::{JsonObject, Tool};
 use serde_json::{Value, json};
 
+use super::changes;
 use super::cursor;
 use super::errors::{CatalogError, Code};
 use super::tools::{Args, ToolDef, definition};
@@ -18,8 +19,8 @@ pub const TOOL: ToolDef = ToolDef {
     call,
 };
 
-const ACCEPTED: &[&str] = &["kind", "tag", "prefix", "limit", "cursor"];
-const KINDS: &[&str] = &["skills", "docs"];
+const ACCEPTED: &[&str] = &["kind", "tag", "prefix", "limit", "cursor", "since"];
+const KINDS: &[&str] = &["skills", "docs", "changes"];
 
 fn define(catalog: &Catalog) -> Tool {
     // Picked at build time: start-up must not go looking through the archive.
@@ -32,8 +33,14 @@ fn define(catalog: &Catalog) -> Tool {
          a record's uri. Pages hold {LIST_DEFAULT_LIMIT} records unless `limit` says \
          otherwise: while has_more is true, call again with the same arguments plus \
          cursor = next_cursor.\n\n\
+         With kind \"changes\" it lists what changed since an earlier release (`since`; \
+         omitted means the previous one): one entry per document or skill file added, \
+         changed or removed, with the section or document URIs to read in `read`. \
+         This release: {release}.\n\n\
          Examples: {{}} lists skills; {{\"kind\": \"docs\"}} lists docs; \
-         {{\"tag\": \"{tag_example}\"}} lists skills tagged {tag_example}."
+         {{\"tag\": \"{tag_example}\"}} lists skills tagged {tag_example}; \
+         {{\"kind\": \"changes\"}} lists what changed since the previous release.",
+        release = release_summary(catalog),
     );
     definition(
         TOOL_LIST,
@@ -69,7 +76,13 @@ fn define(catalog: &Catalog) -> Tool {
                     "type": "string",
                     "minLength": 1,
                     "maxLength": 256,
-                    "description": "The next_cursor of the previous page, passed back unchanged with the same kind, tag and prefix. Omitted means the first page."
+                    "description": "The next_cursor of the previous page, passed back unchanged with the same kind, tag, prefix and since. Omitted means the first page."
+                },
+                "since": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 256,
+                    "description": "With kind \"changes\": the earlier release to compare with — its label, a fingerprint prefix (12+ hex digits) or a date (YYYY-MM-DD: the latest release on or before it). Omitted means the previous release."
                 }
             },
             "additionalProperties": false
@@ -86,7 +99,16 @@ fn output_schema() -> Value {
             "kind": {"type": "string", "enum": KINDS},
             "items": {
                 "type": "array",
-                "items": {"anyOf": [{"$ref": "#/$defs/skill"}, {"$ref": "#/$defs/doc"}]}
+                "items": {"anyOf": [{"$ref": "#/$defs/skill"}, {"$ref": "#/$defs/doc"}, {"$ref": "#/$defs/change"}]}
+            },
+            "since": {
+                "type": ["object", "null"],
+                "description": "kind \"changes\" only: the release compared with (null for a first release, which knows no earlier one).",
+                "properties": {
+                    "fingerprint": {"type": "string"},
+                    "label": {"type": "string"},
+                    "date": {"type": "string"}
+                }
             },
             "total": {"type": "integer", "minimum": 0, "description": "Records matching the filters, over all pages."},
             "has_more": {"type": "boolean", "description": "Whether another page follows (house pagination, not MCP's nextCursor)."},
@@ -107,6 +129,32 @@ fn output_schema() -> Value {
                     "record_uri": {"type": "string", "description": "JSON record: references, files, frontmatter."},
                     "size": {"type": "integer", "description": "Bytes of all the skill's files."},
                     "references": {"type": "integer", "description": "Number of reference documents."}
+                },
+                "additionalProperties": false
+            },
+            "change": {
+                "type": "object",
+                "required": ["uri", "type", "change", "skill", "title", "read", "sections"],
+                "properties": {
+                    "uri": {"type": "string", "description": "The document or skill file that changed."},
+                    "type": {"type": "string", "enum": ["skill", "reference", "doc", "file"]},
+                    "change": {"type": "string", "enum": ["added", "changed", "removed"]},
+                    "skill": {"type": ["string", "null"], "description": "The skill it belongs to; null for a doc."},
+                    "title": {"type": "string"},
+                    "read": {"type": "array", "items": {"type": "string"}, "description": "The URIs to read: changed sections (#anchor) or chunks, or the whole document when it is new. Empty for a removal."},
+                    "sections": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["anchor", "change", "uri"],
+                            "properties": {
+                                "anchor": {"type": "string", "description": "Empty for the text before the first heading."},
+                                "change": {"type": "string", "enum": ["added", "changed", "removed"]},
+                                "uri": {"type": ["string", "null"]}
+                            },
+                            "additionalProperties": false
+                        }
+                    }
                 },
                 "additionalProperties": false
             },
@@ -136,6 +184,25 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
         .integer("limit", 1, LIST_MAX_LIMIT as u64)?
         .map_or(LIST_DEFAULT_LIMIT, |n| n as usize);
     let cursor = args.string("cursor", 256)?;
+    let since = args.string("since", 256)?;
+    if kind != "changes"
+        && let Some(since) = since
+    {
+        return Err(args.invalid(
+            "since",
+            since,
+            "`since` applies to kind \"changes\" only".into(),
+        ));
+    }
+    if kind == "changes"
+        && let Some(tag) = tag
+    {
+        return Err(args.invalid(
+            "tag",
+            tag,
+            "`tag` filters skills; with kind \"changes\" use `prefix` (a URI prefix such as \"resource://docs/guide/\")".into(),
+        ));
+    }
     if kind == "docs" && tag.is_some() {
         return Err(args.invalid(
             "tag",
@@ -145,8 +212,15 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
     }
 
     // A cursor is only valid for the listing (kind and filters) it was issued for.
-    let filters =
-        blake3::hash(format!("{}\0{}", tag.unwrap_or(""), prefix.unwrap_or("")).as_bytes());
+    let filters = blake3::hash(
+        format!(
+            "{}\0{}\0{}",
+            tag.unwrap_or(""),
+            prefix.unwrap_or(""),
+            since.unwrap_or("")
+        )
+        .as_bytes(),
+    );
     let listing = format!("{TOOL_LIST}/{kind}/{}", &filters.to_hex()[..12]);
     let start = match cursor {
         None => 0,
@@ -160,7 +234,24 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
         })?,
     };
 
+    let mut compared = None;
     let (total, items) = match kind {
+        "changes" => {
+            let which = changes::resolve(catalog, since)?;
+            if !changes::earlier(catalog).is_empty() {
+                compared = Some(changes::since_json(catalog, which));
+            }
+            let matching: Vec<Value> = changes::entries(catalog, which)
+                .into_iter()
+                .filter(|e| {
+                    prefix.is_none_or(|p| e["uri"].as_str().is_some_and(|u| u.starts_with(p)))
+                })
+                .collect();
+            (
+                matching.len(),
+                matching.into_iter().skip(start).take(limit).collect(),
+            )
+        }
         "docs" => page(docs(catalog, prefix), start, limit, doc_record),
         _ => page(skills(catalog, prefix, tag), start, limit, |s| {
             skill_record(catalog, s)
@@ -180,13 +271,17 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
     }
     let end = start + items.len();
     let has_more = end < total;
-    Ok(json!({
+    let mut result = json!({
         "kind": kind,
         "items": items,
         "total": total,
         "has_more": has_more,
         "next_cursor": has_more.then(|| cursor::encode(catalog, &listing, end)),
-    }))
+    });
+    if kind == "changes" {
+        result["since"] = compared.unwrap_or(Value::Null);
+    }
+    Ok(result)
 }
 
 fn page<T: 'static>(
@@ -256,6 +351,24 @@ fn doc_record(doc: &'static ArchivedDocument) -> Value {
         "size": doc.content.len.to_native(),
         "chunks": doc.chunks.len(),
     })
+}
+
+/// This release and what `kind: "changes"` compares with, for the description.
+fn release_summary(catalog: &Catalog) -> String {
+    // From the start-up facts: tools/list is built while the server starts.
+    let startup = &catalog.archive().startup;
+    let known = startup.earlier_releases.to_native();
+    if known == 0 {
+        format!(
+            "{}, the first of its chain (no earlier release to compare with)",
+            startup.release
+        )
+    } else {
+        format!(
+            "{}, which knows {known} earlier release(s)",
+            startup.release
+        )
+    }
 }
 
 /// What to call a skill in a listing: its SKILL.md's first top-level heading ("PDF

@@ -339,6 +339,21 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
             target: Target::Directory(i),
             ..
         } => directory(catalog, i),
+        Resolved {
+            target: Target::Changes(i),
+            ..
+        } => {
+            let since = super::changes::since_name(catalog, i);
+            catalog_json(
+                &uri::changes(&since),
+                &format!("Changes since {since}"),
+                &super::changes::body(catalog, i),
+                full,
+                Some(format!(
+                    "{TOOL_LIST} {{\"kind\": \"changes\", \"since\": \"{since}\"}} pages through them"
+                )),
+            )
+        }
     })
 }
 

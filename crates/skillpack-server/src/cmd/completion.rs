@@ -95,6 +95,7 @@ fn template(
             None => empty(),
         },
         "path" => doc_paths(catalog, value),
+        "since" => super::changes::complete_since(catalog, value),
         "chunk_id" => match template_document(catalog, template.uri_template, context) {
             Some(document) => rank(
                 value,

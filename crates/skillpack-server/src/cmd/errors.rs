@@ -23,6 +23,7 @@ pub enum Code {
     NotADirectory,
     ChunkNotFound,
     AnchorNotFound,
+    ReleaseNotFound,
     InvalidUri,
     InvalidPath,
     InvalidArgument,
@@ -39,6 +40,7 @@ impl Code {
             Code::NotADirectory => "not_a_directory",
             Code::ChunkNotFound => "chunk_not_found",
             Code::AnchorNotFound => "anchor_not_found",
+            Code::ReleaseNotFound => "release_not_found",
             Code::InvalidUri => "invalid_uri",
             Code::InvalidPath => "invalid_path",
             Code::InvalidArgument => "invalid_argument",
@@ -55,6 +57,7 @@ impl Code {
                 | Code::FileNotFound
                 | Code::ChunkNotFound
                 | Code::AnchorNotFound
+                | Code::ReleaseNotFound
         )
     }
 }

@@ -40,6 +40,15 @@ pub fn resolve(catalog: &Catalog, raw: &str) -> Result<Resolved, CatalogError> {
         };
     }
     let parsed = uri::parse(raw).map_err(|e| uri_error(raw, e))?;
+    // `since` names a release, resolved against the baked history rather than the index.
+    if let Family::Changes { since } = &parsed.family {
+        return super::changes::resolve(catalog, since.as_deref())
+            .map(|which| Resolved {
+                target: Target::Changes(which),
+                heading: None,
+            })
+            .map_err(|e| e.uri(raw));
+    }
     let canonical = parsed.canonical();
     if let Some(target) = catalog.lookup(&canonical) {
         return attach_anchor(catalog, raw, native(target), parsed.anchor.as_deref());
@@ -128,6 +137,7 @@ pub fn native(target: &ArchivedTarget) -> Target {
         },
         ArchivedTarget::SkillFile(i) => Target::SkillFile(i.to_native()),
         ArchivedTarget::Directory(i) => Target::Directory(i.to_native()),
+        ArchivedTarget::Changes(i) => Target::Changes(i.to_native()),
     }
 }
 
@@ -323,7 +333,7 @@ fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>)
             .uri(raw)
         }
         Family::SkillPath { path } => skill_path_not_found(catalog, raw, path),
-        Family::Capabilities | Family::SkillsIndex | Family::DocsIndex => {
+        Family::Capabilities | Family::SkillsIndex | Family::DocsIndex | Family::Changes { .. } => {
             // Always present; reaching here means the index is inconsistent.
             CatalogError::new(Code::InvalidUri, "This catalog resource is not available.")
                 .field("uri", raw)

@@ -5,6 +5,7 @@
 pub mod catalog_list;
 pub mod catalog_read;
 pub mod catalog_search;
+pub mod changes;
 pub mod completion;
 pub mod cursor;
 pub mod errors;

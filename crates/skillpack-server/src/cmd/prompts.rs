@@ -21,7 +21,7 @@ use super::cursor;
 use super::errors::{CatalogError, Code, Repair, did_you_mean};
 use super::lookup;
 use crate::catalog::Catalog;
-use crate::contract::{PROMPT_ORIENT, PROMPT_USE_SKILL, TOOL_LIST, TOOL_READ};
+use crate::contract::{PROMPT_ORIENT, PROMPT_USE_SKILL, PROMPT_WHATS_NEW, TOOL_LIST, TOOL_READ};
 use crate::model::{ArchivedDocKind, ArchivedSkill};
 use crate::uri::{self, Family};
 
@@ -37,7 +37,12 @@ pub struct PromptDef {
 }
 
 /// The built-in prompts, listed before the per-skill prompts.
-pub const PROMPTS: &[PromptDef] = &[ORIENT, USE_SKILL, super::find_skill::PROMPT];
+pub const PROMPTS: &[PromptDef] = &[
+    ORIENT,
+    USE_SKILL,
+    super::find_skill::PROMPT,
+    super::changes::PROMPT,
+];
 
 /// Page size of `prompts/list` (native `nextCursor` past it).
 pub const PAGE_SIZE: usize = 100;
@@ -341,6 +346,18 @@ fn orient_get(catalog: &Catalog, arguments: &JsonObject) -> Result<GetPromptResu
         skills_index = uri::SKILLS_INDEX,
         docs_index = uri::DOCS_INDEX,
     ));
+    let startup = &catalog.archive().startup;
+    text.push_str(&match startup.earlier_releases.to_native() {
+        0 => format!(
+            "\nThis is release {}, the first of its chain.\n",
+            startup.release
+        ),
+        n => format!(
+            "\nThis is release {}; it knows {n} earlier release(s). If you worked with an earlier one, get the prompt `{PROMPT_WHATS_NEW}` (optional `since`) or read {} and read only what changed: everything else kept its version.\n",
+            startup.release,
+            uri::CHANGES
+        ),
+    });
     let mut result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]);
     result.description = Some(match topic {
         Some(topic) => format!("{}: what matches \"{topic}\"", catalog.name()),

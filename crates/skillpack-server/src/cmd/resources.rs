@@ -24,7 +24,10 @@ use crate::catalog::Catalog;
 use crate::contract::{
     META_CHUNK, META_DOCUMENT, META_RESOURCE, META_SECTION, RESOURCES_PAGE_SIZE,
 };
-use crate::model::{ArchivedDocKind, ArchivedDocument, ArchivedHeading, ArchivedSkill, Target};
+use crate::model::{
+    ArchivedDocKind, ArchivedDocument, ArchivedHeading, ArchivedPreviousChange, ArchivedSkill,
+    Target,
+};
 use crate::uri;
 
 const LISTING: &str = "resources";
@@ -204,6 +207,10 @@ pub fn read_with(
             }
         }
         Resolved {
+            target: Target::Changes(i),
+            ..
+        } => json_contents(raw, &super::changes::body(catalog, i)),
+        Resolved {
             target: Target::Directory(i),
             ..
         } => {
@@ -300,7 +307,7 @@ impl Serialize for DocumentMeta<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let document = self.0;
         let doc_uri = document.uri.as_str();
-        let mut map = serializer.serialize_struct("DocumentMeta", 7)?;
+        let mut map = serializer.serialize_struct("DocumentMeta", 8)?;
         map.serialize_field("uri", doc_uri)?;
         map.serialize_field("title", document.title.as_str())?;
         map.serialize_field("version", document.version.as_str())?;
@@ -308,7 +315,51 @@ impl Serialize for DocumentMeta<'_> {
         map.serialize_field("outline", &Outline(document))?;
         map.serialize_field("chunks", &Chunks(document))?;
         map.serialize_field("links", &Links(document))?;
+        // Only releases built against a previous one know what changed.
+        if !matches!(document.previous, ArchivedPreviousChange::FirstRelease) {
+            map.serialize_field("changes", &Changes(document))?;
+        }
         map.end()
+    }
+}
+
+/// `changes` of a document's `_meta`: what changed since the previous release, so that a
+/// client holding that release's sections and chunks knows which to keep (those not
+/// listed; their `version`s match).
+struct Changes<'a>(&'a ArchivedDocument);
+
+impl Serialize for Changes<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let empty: &[rkyv::string::ArchivedString] = &[];
+        let (status, added, changed, removed) = match &self.0.previous {
+            ArchivedPreviousChange::Changed {
+                added,
+                changed,
+                removed,
+            } => (
+                "changed",
+                added.as_slice(),
+                changed.as_slice(),
+                removed.as_slice(),
+            ),
+            ArchivedPreviousChange::Added => ("added", empty, empty, empty),
+            _ => ("unchanged", empty, empty, empty),
+        };
+        let mut map = serializer.serialize_struct("Changes", 5)?;
+        map.serialize_field("since", "previous release")?;
+        map.serialize_field("status", status)?;
+        map.serialize_field("sections_added", &Anchors(added))?;
+        map.serialize_field("sections_changed", &Anchors(changed))?;
+        map.serialize_field("sections_removed", &Anchors(removed))?;
+        map.end()
+    }
+}
+
+struct Anchors<'a>(&'a [rkyv::string::ArchivedString]);
+
+impl Serialize for Anchors<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|a| a.as_str()))
     }
 }
 
@@ -322,6 +373,7 @@ impl Serialize for Outline<'_> {
             text: h.text.as_str(),
             anchor: h.anchor.as_str(),
             uri: Display(uri::PartUri::anchor(doc_uri, &h.anchor)),
+            version: Display(Version(h.version.to_native())),
             start: h.start.to_native(),
             end: h.end.to_native(),
         }))
@@ -334,8 +386,20 @@ struct OutlineEntry<'a> {
     text: &'a str,
     anchor: &'a str,
     uri: Display<uri::PartUri<'a>>,
+    /// Of the whole section: unchanged bytes, unchanged version, in every release.
+    version: Display<Version>,
     start: u64,
     end: u64,
+}
+
+/// A section or chunk version: 12 hex digits, like a document's.
+#[derive(Clone, Copy)]
+struct Version(u64);
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:012x}", self.0)
+    }
 }
 
 struct Chunks<'a>(&'a ArchivedDocument);
@@ -347,6 +411,7 @@ impl Serialize for Chunks<'_> {
             id: c.id.as_str(),
             uri: Display(uri::PartUri::chunk(doc_uri, &c.id)),
             heading: c.heading.as_str(),
+            version: Display(Version(c.version.to_native())),
             size: c.end.to_native() - c.start.to_native(),
         }))
     }
@@ -357,6 +422,7 @@ struct ChunkEntry<'a> {
     id: &'a str,
     uri: Display<uri::PartUri<'a>>,
     heading: &'a str,
+    version: Display<Version>,
     size: u64,
 }
 
@@ -408,7 +474,8 @@ fn chunk_contents(
         "heading": chunk.heading.as_str(),
         "index": index + 1,
         "count": chunks.len(),
-        "version": document.version.as_str(),
+        "version": crate::model::version_hex(chunk.version.to_native()),
+        "document_version": document.version.as_str(),
         "start": chunk.start.to_native(),
         "end": chunk.end.to_native(),
         "prev_chunk_uri": neighbour(index.checked_sub(1)),
@@ -439,7 +506,8 @@ fn section_contents(
         "anchor": heading.anchor.as_str(),
         "heading": heading.text.as_str(),
         "level": heading.level,
-        "version": document.version.as_str(),
+        "version": crate::model::version_hex(heading.version.to_native()),
+        "document_version": document.version.as_str(),
         "start": start,
         "end": end,
         "chunk_ids": chunk_ids,
