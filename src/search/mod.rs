@@ -124,7 +124,7 @@ impl Default for Params {
             proximity_window: 8,
             same_document_decay: 0.9,
             part_weight: 0.6,
-            code_weight: 1.5,
+            code_weight: 1.25,
             whole_weight: 0.5,
             heading_bonus: 1.0,
             parent_share: 0.25,
@@ -346,14 +346,15 @@ impl<'a> Index<'a> {
         let pair_idf =
             |&(a, b): &(usize, usize)| cursors[a].passage_idf.min(cursors[b].passage_idf);
         // What a passage holding each phrase earns (strict phrases filter instead).
-        let phrase_idf: Vec<f32> = if query.strict {
+        let phrase_pairs = if query.strict {
             Vec::new()
         } else {
             phrase_pairs(query)
-                .iter()
-                .map(|pairs| pairs.iter().map(pair_idf).sum())
-                .collect()
         };
+        let phrase_idf: Vec<f32> = phrase_pairs
+            .iter()
+            .map(|pairs| pairs.iter().map(pair_idf).sum())
+            .collect();
         let proximity_bound = params.proximity
             * (pairs.iter().map(pair_idf).sum::<f32>() + phrase_idf.iter().sum::<f32>());
 
@@ -407,6 +408,8 @@ impl<'a> Index<'a> {
             // Its passages.
             buffer.clear();
             term_scores.clear();
+            // Per query term, the document's passages that hold it in any field.
+            let mut df = [0u32; query::MAX_TERMS];
             let end = stats.first_passage.to_native() + stats.passage_count.to_native();
             // A document whose best possible hit cannot reach the top `keep` is only counted.
             let mut own_bound = proximity_bound;
@@ -441,6 +444,7 @@ impl<'a> Index<'a> {
                 for (i, c) in cursors.iter_mut().enumerate() {
                     if let Some(e) = c.passage.filter(|e| e.passage == p) {
                         own |= holds(&e);
+                        df[i] += 1;
                         let mut tf = 0.0;
                         for f in 0..PASSAGE_FIELDS {
                             if e.tf[f] > 0 {
@@ -469,14 +473,22 @@ impl<'a> Index<'a> {
                 if !own || (query.strict && !phrases_match(query, &blocks, &mut positions)) {
                     continue;
                 }
-                let mut bonus = proximity(&pairs, &cursors, &blocks, params);
-                for (phrase, idf) in query.phrases.iter().zip(&phrase_idf) {
+                // The bonuses count for section choice as the words they pair do: each
+                // pair's share goes half to each of its two terms.
+                let mut bonus = proximity(&pairs, &cursors, &blocks, params, &mut scores_here);
+                for ((phrase, idf), pairs) in
+                    query.phrases.iter().zip(&phrase_idf).zip(&phrase_pairs)
+                {
                     if phrase_matches(phrase, &blocks, &mut positions) {
-                        bonus += idf;
+                        bonus += params.proximity * idf;
+                        let share = params.proximity * idf / (2.0 * pairs.len().max(1) as f32);
+                        for &(a, b) in pairs {
+                            scores_here[a] += share;
+                            scores_here[b] += share;
+                        }
                     }
                 }
-                candidate.score += params.proximity * bonus;
-                candidate.local = params.proximity * bonus;
+                candidate.score += bonus;
                 buffer.push(candidate);
                 term_scores.push(scores_here);
             }
@@ -496,7 +508,7 @@ impl<'a> Index<'a> {
                 &mut buffer,
                 &term_scores,
                 stats.passage_count.to_native(),
-                &cursors,
+                &df,
             );
             inherit_from_parents(&mut buffer, params.parent_share);
             group_hits(&buffer, &mut groups);
@@ -698,28 +710,20 @@ fn group_hits(buffer: &[Candidate], groups: &mut Vec<(usize, f32)>) {
     }
 }
 
-/// Add to each candidate's local score its term scores with the idf of each term among the
-/// document's `passages` in place of its idf in the catalog: within a document, what sets
-/// a section apart is a word few of its sections have (a word in every section, such as the
-/// subject of the title or a parent heading, sets none apart), however rare it is elsewhere.
+/// Add to each candidate's local score its term scores, each weighted by the share of the
+/// document's `passages` that lack the term (`df` counts those that hold it, in any field):
+/// within a document, a word every section has (the subject of the title, a parent
+/// heading) sets no section apart, and a word few sections have does. It only weighs
+/// words down, never up: a word rare in the document but common in the catalog ("one")
+/// keeps the small score its catalog idf gives it.
 fn within_document(
     buffer: &mut [Candidate],
     term_scores: &[[f32; query::MAX_TERMS]],
     passages: u32,
-    cursors: &[TermCursor<'_>],
+    df: &[u32; query::MAX_TERMS],
 ) {
-    let mut df = [0u32; query::MAX_TERMS];
-    for scores in term_scores {
-        for (t, &score) in scores.iter().enumerate().take(cursors.len()) {
-            df[t] += u32::from(score > 0.0);
-        }
-    }
-    let n = passages as usize;
-    let weights: [f32; query::MAX_TERMS] = std::array::from_fn(|t| {
-        cursors
-            .get(t)
-            .map_or(0.0, |c| idf(n, df[t]) / c.passage_idf.max(1e-6))
-    });
+    let n = passages.max(1) as f32;
+    let weights = df.map(|df| (1.0 - df as f32 / n).max(0.0));
     for (candidate, scores) in buffer.iter_mut().zip(term_scores) {
         candidate.local += scores
             .iter()
@@ -774,12 +778,14 @@ fn proximity_pairs(query: &Query<'_>) -> Vec<(usize, usize)> {
     order.windows(2).map(|w| (w[0], w[1])).collect()
 }
 
-/// Sum over neighbouring query terms found near each other: `min idf / distance`.
+/// `params.proximity` × the sum over neighbouring query terms found near each other of
+/// `min idf / distance`; each pair's bonus is also added half to each term's `shares`.
 fn proximity(
     pairs: &[(usize, usize)],
     cursors: &[TermCursor<'_>],
     occurrences: &[&[u8]; query::MAX_TERMS],
     params: &Params,
+    shares: &mut [f32; query::MAX_TERMS],
 ) -> f32 {
     let mut bonus = 0.0;
     for &(a, b) in pairs {
@@ -801,7 +807,10 @@ fn proximity(
         }
         if best <= params.proximity_window {
             let idf = cursors[a].passage_idf.min(cursors[b].passage_idf);
-            bonus += idf / best as f32;
+            let pair = params.proximity * idf / best as f32;
+            bonus += pair;
+            shares[a] += pair / 2.0;
+            shares[b] += pair / 2.0;
         }
     }
     bonus
