@@ -360,8 +360,9 @@ impl<'a> Index<'a> {
 
         let mut top: Vec<Candidate> = Vec::with_capacity(keep * 2 + 8);
         let mut buffer: Vec<Candidate> = Vec::new();
-        // Per candidate of `buffer`, the score each query term adds to it.
-        let mut term_scores: Vec<[f32; query::MAX_TERMS]> = Vec::new();
+        // Per candidate of `buffer`, the score each query term adds to it (`n_terms` a row).
+        let n_terms = query.terms.len();
+        let mut term_scores: Vec<f32> = Vec::new();
         // Per hit of a document: (its candidate in `buffer`, its best score).
         let mut groups: Vec<(usize, f32)> = Vec::new();
         let mut scores: Vec<f32> = Vec::new();
@@ -490,7 +491,7 @@ impl<'a> Index<'a> {
                 }
                 candidate.score += bonus;
                 buffer.push(candidate);
-                term_scores.push(scores_here);
+                term_scores.extend_from_slice(&scores_here[..n_terms]);
             }
             if buffer.is_empty() && doc_score > 0.0 && !query.strict {
                 // The document matches only by its title, name or description: point at its
@@ -498,7 +499,7 @@ impl<'a> Index<'a> {
                 let first = stats.first_passage.to_native();
                 if stats.passage_count.to_native() > 0 {
                     buffer.push(Candidate::new(first, &passages[first as usize]));
-                    term_scores.push([0.0; query::MAX_TERMS]);
+                    term_scores.extend(std::iter::repeat_n(0.0, n_terms));
                 }
             }
             if buffer.is_empty() {
@@ -718,13 +719,17 @@ fn group_hits(buffer: &[Candidate], groups: &mut Vec<(usize, f32)>) {
 /// keeps the small score its catalog idf gives it.
 fn within_document(
     buffer: &mut [Candidate],
-    term_scores: &[[f32; query::MAX_TERMS]],
+    term_scores: &[f32],
     passages: u32,
     df: &[u32; query::MAX_TERMS],
 ) {
     let n = passages.max(1) as f32;
     let weights = df.map(|df| (1.0 - df as f32 / n).max(0.0));
-    for (candidate, scores) in buffer.iter_mut().zip(term_scores) {
+    let stride = term_scores.len() / buffer.len().max(1);
+    if stride == 0 {
+        return;
+    }
+    for (candidate, scores) in buffer.iter_mut().zip(term_scores.chunks_exact(stride)) {
         candidate.local += scores
             .iter()
             .zip(&weights)
