@@ -185,6 +185,7 @@ async fn read_bytes(client: &Client, uri: &str) -> Vec<u8> {
                 .decode(blob)
                 .unwrap_or_else(|e| panic!("{uri}: {e}"))
         }
+        other => panic!("{uri}: expected text or a blob, got {other:?}"),
     }
 }
 
