@@ -113,7 +113,7 @@ fn set_param(params: &mut Params, setting: &str) -> Result<(), String> {
         "proximity_window" => params.proximity_window = one as u32,
         "same_document_decay" => params.same_document_decay = one,
         "part_weight" => params.part_weight = one,
-        "explained_weight" => params.explained_weight = one,
+        "code_weight" => params.code_weight = one,
         "whole_weight" => params.whole_weight = one,
         "heading_bonus" => params.heading_bonus = one,
         "parent_share" => params.parent_share = one,

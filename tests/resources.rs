@@ -171,6 +171,68 @@ async fn check_listed_sizes(client: &Client) {
     }
 }
 
+/// The bytes a read of `uri` returns (a binary file's blob decoded).
+async fn read_bytes(client: &Client, uri: &str) -> Vec<u8> {
+    use base64::Engine;
+    let result = client
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await
+        .unwrap_or_else(|e| panic!("read {uri}: {e}"));
+    match &result.contents[0] {
+        ResourceContents::TextResourceContents { text, .. } => text.clone().into_bytes(),
+        ResourceContents::BlobResourceContents { blob, .. } => {
+            base64::engine::general_purpose::STANDARD
+                .decode(blob)
+                .unwrap_or_else(|e| panic!("{uri}: {e}"))
+        }
+        other => panic!("{uri}: expected text or a blob, got {other:?}"),
+    }
+}
+
+/// Every `size` beside a `uri` in the catalog's index resources (the skills and docs
+/// indexes and every skill record) is the number of bytes a read of that URI returns: an
+/// agent deciding what to read by size must not be misled. Returns how many were checked.
+async fn check_sizes_beside_uris(client: &Client) -> usize {
+    let skills_index = read_json(client, "resource://catalog/skills_index").await;
+    let mut resources = vec![
+        skills_index.clone(),
+        read_json(client, "resource://catalog/docs_index").await,
+    ];
+    for skill in skills_index["skills"].as_array().unwrap() {
+        resources.push(read_json(client, skill["record_uri"].as_str().unwrap()).await);
+    }
+    let mut pairs: Vec<(String, u64)> = Vec::new();
+    let mut stack: Vec<&Value> = resources.iter().collect();
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if let (Some(Value::String(uri)), Some(size)) = (map.get("uri"), map.get("size")) {
+                    pairs.push((uri.clone(), size.as_u64().expect("a size is a byte count")));
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    for (uri, size) in &pairs {
+        let bytes = read_bytes(client, uri).await;
+        assert_eq!(bytes.len() as u64, *size, "the size beside {uri}");
+    }
+    // Each skill is in the index with its document's size.
+    for skill in skills_index["skills"].as_array().unwrap() {
+        assert!(
+            skill["size"].is_u64() && skill["files_bytes"].is_u64(),
+            "{skill}"
+        );
+        assert!(
+            skill["files_bytes"].as_u64() >= skill["size"].as_u64(),
+            "{skill}"
+        );
+    }
+    pairs.len()
+}
+
 #[tokio::test]
 async fn builtin_content_reads_back_exactly() {
     let client = common::connect(&common::builtin_binary()).await;
@@ -178,6 +240,8 @@ async fn builtin_content_reads_back_exactly() {
     let checked = check_documents(&client, &root.join("skills"), &root.join("docs")).await;
     assert!(checked >= 10, "checked {checked} documents");
     check_listed_sizes(&client).await;
+    let sizes = check_sizes_beside_uris(&client).await;
+    assert!(sizes >= checked, "checked {sizes} sizes");
     client.cancel().await.unwrap();
 }
 
@@ -196,6 +260,8 @@ async fn corpora_content_reads_back_exactly() {
     .await;
     assert!(checked > 200, "checked {checked} documents");
     check_listed_sizes(&client).await;
+    let sizes = check_sizes_beside_uris(&client).await;
+    assert!(sizes >= checked, "checked {sizes} sizes");
     client.cancel().await.unwrap();
 }
 

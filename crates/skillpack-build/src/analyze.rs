@@ -14,8 +14,14 @@
 //! - Every term carries its token position (parts of an identifier take consecutive
 //!   positions, so the phrase "hash map" matches `HashMap`) and its byte range in the text
 //!   (for snippets).
+//! - Inside code (byte ranges the caller marks: code spans and blocks of a document, the
+//!   code-shaped parts of a query) runs of operator characters are terms too (`->`, `?`,
+//!   `..=`, `@`, `&`): in code they carry meaning (`-> !`, `x @ 1..=5`) that no word does.
+//!   They take the position of the token that follows and add none, so the positions of
+//!   words (phrases, proximity, field lengths) are the same with or without them.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_segmentation::UnicodeSegmentation;
@@ -35,6 +41,8 @@ pub enum TermKind {
     Part,
     /// Words joined by `::`, `-` or `/` (`std::fs::read`, `skill-creator`), lowercased.
     Compound,
+    /// A run of operator characters inside code (`->`, `?`, `..=`), as written.
+    Operator,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,27 +90,61 @@ impl Analyzer {
 
     /// Call `emit` for every term of `text`, in text order; positions start at `first`.
     /// Returns the position after the last token (the token count when `first` is 0).
-    pub fn analyze(&mut self, text: &str, first: u32, mut emit: impl FnMut(Term<'_>)) -> u32 {
+    pub fn analyze(&mut self, text: &str, first: u32, emit: impl FnMut(Term<'_>)) -> u32 {
+        self.analyze_code(text, first, &[], emit)
+    }
+
+    /// [`Analyzer::analyze`], with operator terms inside `code`: sorted, disjoint byte
+    /// ranges of `text`.
+    pub fn analyze_code(
+        &mut self,
+        text: &str,
+        first: u32,
+        code: &[Range<usize>],
+        mut emit: impl FnMut(Term<'_>),
+    ) -> u32 {
         let mut position = first;
         // The current run of words joined by `::`, `-` or `/`: (start, end) per word.
         let mut words = std::mem::take(&mut self.words);
         words.clear();
         let mut joiner_start: Option<usize> = None;
+        // The current run of operator characters.
+        let mut operator: Option<Range<usize>> = None;
         for (offset, segment) in text.split_word_bound_indices() {
             if is_word(segment) {
                 let joined = joiner_start.is_some_and(|j| is_joiner(&text[j..offset]));
                 if !joined || words.len() >= MAX_COMPOUND_WORDS {
                     position = self.flush(text, &mut words, position, &mut emit);
                 }
+                if let Some(run) = operator.take()
+                    && !joined
+                {
+                    emit_operator(text, run, code, position, &mut emit);
+                }
                 words.push((offset, offset + segment.len()));
                 joiner_start = Some(offset + segment.len());
             } else if segment.chars().all(char::is_whitespace) {
                 position = self.flush(text, &mut words, position, &mut emit);
+                if let Some(run) = operator.take() {
+                    emit_operator(text, run, code, position, &mut emit);
+                }
                 joiner_start = None;
+            } else if segment.chars().all(is_operator_char) {
+                // Punctuation stays pending: `::` arrives as two `:` segments, and is a
+                // joiner when a word follows.
+                let end = offset + segment.len();
+                operator = Some(operator.map_or(offset..end, |run| run.start..end));
+            } else if let Some(run) = operator.take() {
+                // A bracket or comma ends the run; the words before it cannot be joined
+                // across it either.
+                position = self.flush(text, &mut words, position, &mut emit);
+                emit_operator(text, run, code, position, &mut emit);
             }
-            // Punctuation stays pending: `::` arrives as two `:` segments.
         }
         position = self.flush(text, &mut words, position, &mut emit);
+        if let Some(run) = operator.take() {
+            emit_operator(text, run, code, position, &mut emit);
+        }
         self.words = words;
         position
     }
@@ -204,6 +246,64 @@ impl Analyzer {
             Cow::Borrowed(lower)
         }
     }
+}
+
+/// Emit the operator `text[run]` at `position` when it lies in `code` and means something
+/// there: single dots, colons, dashes, slashes, `=`, `<` and `>` are too common in code
+/// to tell anything apart (member access, types, assignment, generics), and long runs are
+/// decoration (`---`, `////`).
+fn emit_operator(
+    text: &str,
+    run: Range<usize>,
+    code: &[Range<usize>],
+    position: u32,
+    emit: &mut impl FnMut(Term<'_>),
+) {
+    let op = &text[run.clone()];
+    let common = matches!(op, "." | ":" | "=" | "<" | ">")
+        || op.bytes().all(|b| b == b'-')
+        || op.bytes().all(|b| b == b'/');
+    if common || op.len() > MAX_OPERATOR_BYTES {
+        return;
+    }
+    let i = code.partition_point(|c| c.end <= run.start);
+    if code.get(i).is_some_and(|c| c.start <= run.start) {
+        emit(Term {
+            text: op,
+            kind: TermKind::Operator,
+            position,
+            start: run.start,
+            end: run.end,
+        });
+    }
+}
+
+/// Operators longer than this are not terms.
+const MAX_OPERATOR_BYTES: usize = 3;
+
+/// Characters that form operators in code (brackets, commas, semicolons and quotes do not).
+pub fn is_operator_char(c: char) -> bool {
+    matches!(
+        c,
+        '!' | '#'
+            | '$'
+            | '%'
+            | '&'
+            | '*'
+            | '+'
+            | '-'
+            | '.'
+            | '/'
+            | ':'
+            | '<'
+            | '='
+            | '>'
+            | '?'
+            | '@'
+            | '^'
+            | '|'
+            | '~'
+    )
 }
 
 /// A word segment holds at least one letter or digit (UAX #29 also yields punctuation and
@@ -510,6 +610,51 @@ mod tests {
             seen.iter()
                 .any(|(t, s, e)| t == "vec::new" && &text[*s..*e] == "Vec::new")
         );
+    }
+
+    #[test]
+    fn operators_are_terms_only_in_code() {
+        let code = |text: &str| {
+            let mut out = Vec::new();
+            let end = Analyzer::new().analyze_code(text, 0, &[0..text.len()], |t| {
+                out.push((t.text.to_owned(), t.position));
+            });
+            (out, end)
+        };
+        // `-> !`: both operators sit at the position after `)`, which adds none.
+        let (terms, end) = code("fn f() -> !");
+        assert_eq!(
+            terms,
+            [
+                ("fn".into(), 0),
+                ("f".into(), 1),
+                ("->".into(), 2),
+                ("!".into(), 2)
+            ]
+        );
+        assert_eq!(end, 2, "operators take no position of their own");
+        let (terms, _) = code("n @ 1..=5");
+        assert_eq!(
+            terms,
+            [
+                ("n".into(), 0),
+                ("@".into(), 1),
+                ("1".into(), 1),
+                ("..=".into(), 2),
+                ("5".into(), 2)
+            ]
+        );
+        let (terms, _) = code("x? &mut v");
+        let found: Vec<&str> = terms.iter().map(|t| t.0.as_str()).collect();
+        assert_eq!(found, ["x", "?", "&", "mut", "v"]);
+        // Joiners stay compounds; common or long punctuation is not a term.
+        let (terms, _) = code("std::fs a.b c = d <T> --- // e");
+        assert!(
+            terms.iter().all(|t| t.0.chars().any(char::is_alphanumeric)),
+            "{terms:?}"
+        );
+        // Outside the code ranges, nothing changes.
+        assert_eq!(texts("fn f() -> !"), ["fn", "f"]);
     }
 
     #[test]

@@ -9,6 +9,9 @@
 
 use std::collections::HashMap;
 
+use std::ops::Range;
+
+use super::markdown;
 use crate::analyze::Analyzer;
 use crate::model::{
     D_BODY, D_DESCRIPTION, D_HEADINGS, D_NAME, D_TITLE, DOCUMENT_FIELDS, DocKind, Document,
@@ -47,7 +50,7 @@ pub fn build<'a>(
     let mut stats: Vec<DocumentStats> = Vec::with_capacity(documents.len());
     let mut passage_total = [0u64; PASSAGE_FIELDS];
     let mut document_total = [0u64; DOCUMENT_FIELDS];
-    let (anchors, routers) = anchor_texts(documents, skills, &text_of);
+    let (anchors, mut routers) = anchor_texts(documents, skills, &text_of);
 
     for (d, document) in documents.iter().enumerate() {
         let d = d as u32;
@@ -78,6 +81,15 @@ pub fn build<'a>(
                 doc_tf.entry(t.text.to_owned()).or_default()[D_HEADINGS] += 1;
             });
         }
+
+        // Code, where operators are terms too, and lines whose words describe the documents
+        // they link to rather than the section they are in.
+        let scan = markdown::scan(text, body);
+        let code = code_ranges(&scan);
+        let mut router = std::mem::take(&mut routers[d as usize]);
+        router.extend(link_lines(text, body, &scan.link_ranges));
+        router.sort_unstable_by_key(|r| r.start);
+        let mut passage_code: Vec<Range<usize>> = Vec::new();
 
         // Passages.
         for (start, end) in cuts(document, body, text.len()) {
@@ -112,10 +124,18 @@ pub fn build<'a>(
                     );
                 }
             }
-            let router = &routers[d as usize];
-            lengths[P_BODY] = analyzer.analyze(slice, 0, |t| {
+            passage_code.clear();
+            let first = code.partition_point(|c| c.end <= start);
+            passage_code.extend(
+                code[first..]
+                    .iter()
+                    .take_while(|c| c.start < end)
+                    .map(|c| c.start.max(start) - start..c.end.min(end) - start),
+            );
+            lengths[P_BODY] = analyzer.analyze_code(slice, 0, &passage_code, |t| {
                 let at = start + t.start;
-                if router.iter().any(|r| r.contains(&at)) {
+                let i = router.partition_point(|r| r.end <= at);
+                if router.get(i).is_some_and(|r| r.start <= at) {
                     return;
                 }
                 let entry = passage_terms.entry(t.text.to_owned()).or_default();
@@ -329,6 +349,86 @@ fn anchor_texts<'a>(
         }
     }
     (lines.into_iter().map(|l| l.join("\n")).collect(), routers)
+}
+
+/// Code blocks and inline code spans, sorted and disjoint.
+fn code_ranges(scan: &markdown::Scan) -> Vec<Range<usize>> {
+    let mut all: Vec<Range<usize>> = scan
+        .code_blocks
+        .iter()
+        .chain(&scan.code_spans)
+        .cloned()
+        .collect();
+    all.sort_unstable_by_key(|r| r.start);
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(all.len());
+    for r in all {
+        match merged.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    merged
+}
+
+/// Lines made of links: a list item that opens with a link (`- [Rollback](rollback.md) -
+/// how to undo a release`), or a line where links hold at least as many letters as the
+/// rest. Like a skill's lines that name its references, they say what other documents are
+/// about; indexed as the text of their section, they make "See also" and link lists rank
+/// for every topic they point to. `links` are sorted byte ranges of `text`.
+fn link_lines(text: &str, body: usize, links: &[Range<usize>]) -> Vec<Range<usize>> {
+    let letters = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).count();
+    let mut lines = Vec::new();
+    let mut next = 0;
+    let mut at = body;
+    for line in text[body..].split_inclusive('\n') {
+        let (start, end) = (at, at + line.len());
+        at = end;
+        while next < links.len() && links[next].start < start {
+            next += 1;
+        }
+        let first = next;
+        while next < links.len() && links[next].start < end {
+            next += 1;
+        }
+        let here = &links[first..next];
+        let Some(opening) = here.first() else {
+            continue;
+        };
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('#') {
+            continue;
+        }
+        let item = trimmed
+            .strip_prefix(['-', '*', '+'])
+            .or_else(|| {
+                let digits = trimmed.trim_start_matches(|c: char| c.is_ascii_digit());
+                (digits.len() < trimmed.len())
+                    .then(|| digits.strip_prefix(['.', ')']))
+                    .flatten()
+            })
+            .map(str::trim_start);
+        let opens = item.is_some_and(|item| {
+            let offset = end - line.len() + (line.len() - item.len());
+            offset == opening.start
+        });
+        let mut inside = 0;
+        let mut outside = 0;
+        let mut from = start;
+        for link in here {
+            let link_end = link.end.min(end);
+            outside += letters(&text[from..link.start.max(from)]);
+            let link_text = &text[link.start..link_end];
+            // The text of `[text](href)`, not its address.
+            let shown = link_text.find("](").map_or(link_text, |i| &link_text[..i]);
+            inside += letters(shown);
+            from = link_end.max(from);
+        }
+        outside += letters(&text[from..end]);
+        if opens || (inside > 0 && inside >= outside) {
+            lines.push(start..end);
+        }
+    }
+    lines
 }
 
 const MAX_ANCHOR_LINES: usize = 8;

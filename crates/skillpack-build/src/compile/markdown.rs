@@ -35,7 +35,11 @@ pub struct Scan {
     pub block_starts: Vec<usize>,
     /// Byte ranges of every code block, at any depth.
     pub code_blocks: Vec<Range<usize>>,
+    /// Byte ranges of every inline code span, backticks included.
+    pub code_spans: Vec<Range<usize>>,
     pub links: Vec<RawLink>,
+    /// Byte ranges of every link (`[text](href)`, `<https://…>`), in text order.
+    pub link_ranges: Vec<Range<usize>>,
 }
 
 fn options() -> Options {
@@ -64,6 +68,7 @@ pub fn scan(text: &str, body_offset: usize) -> Scan {
             Event::Start(_) | Event::Rule if depth == 0 => {
                 scan.block_starts.push(line_start(text, start));
             }
+            Event::Code(_) => scan.code_spans.push(start..end),
             _ => {}
         }
         match event {
@@ -87,14 +92,17 @@ pub fn scan(text: &str, body_offset: usize) -> Scan {
                     Tag::CodeBlock(_) => scan
                         .code_blocks
                         .push(line_start(text, start)..line_end(text, end)),
-                    Tag::Link { dest_url, .. } => links.push((
-                        RawLink {
-                            text: String::new(),
-                            href: dest_url.to_string(),
-                            offset: start,
-                        },
-                        String::new(),
-                    )),
+                    Tag::Link { dest_url, .. } => {
+                        scan.link_ranges.push(start..end);
+                        links.push((
+                            RawLink {
+                                text: String::new(),
+                                href: dest_url.to_string(),
+                                offset: start,
+                            },
+                            String::new(),
+                        ))
+                    }
                     Tag::Image { .. } => image_depth += 1,
                     _ => {}
                 }
@@ -157,6 +165,8 @@ pub fn scan(text: &str, body_offset: usize) -> Scan {
     scan.block_starts.sort_unstable();
     scan.block_starts.dedup();
     scan.code_blocks.sort_by_key(|c| c.start);
+    scan.code_spans.sort_by_key(|c| c.start);
+    scan.link_ranges.sort_by_key(|l| l.start);
     scan.links.sort_by_key(|l| l.offset);
     scan
 }

@@ -60,7 +60,7 @@ pub fn skill_record(catalog: &Catalog, skill: &Skill) -> String {
         "tags": skill.tags,
         "capabilities": skill.capabilities,
         "version": skill.version,
-        "size": skill.size,
+        "files_bytes": skill.size,
         "document": {
             "size": document.content.len,
             "chunks": document.chunks.len(),
@@ -86,7 +86,10 @@ pub fn skills_index(catalog: &Catalog) -> String {
                 "capabilities": s.capabilities,
                 "uri": catalog.documents[s.document as usize].uri,
                 "record_uri": uri::skill_record(&s.id),
-                "size": s.size,
+                // A size beside a URI is what a read of that URI returns; the folder's
+                // total is something else.
+                "size": catalog.documents[s.document as usize].content.len,
+                "files_bytes": s.size,
                 "references": s.references.len(),
             })
         })
@@ -127,7 +130,7 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
     let t = &catalog.totals;
     let families: Vec<Value> = [
         json!({"uri": uri::CAPABILITIES, "returns": "This summary."}),
-        json!({"uri": uri::SKILLS_INDEX, "returns": "One compact record per skill: id, description, tags, capabilities, document uri, size."}),
+        json!({"uri": uri::SKILLS_INDEX, "returns": "One compact record per skill: id, description, tags, capabilities, document uri, size (bytes of that document), files_bytes (all the skill's files)."}),
         json!({"uri": uri::DOCS_INDEX, "returns": "One record per doc: path, uri, title, summary, size, chunk count."}),
         json!({"uri": uri::CHANGES, "returns": "What changed since the previous release (documents, skill files, sections by anchor, each with the URI to read) and the earlier releases this one knows."}),
     ]

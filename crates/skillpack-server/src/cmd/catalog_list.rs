@@ -118,7 +118,7 @@ fn output_schema() -> Value {
         "$defs": {
             "skill": {
                 "type": "object",
-                "required": ["id", "title", "description", "tags", "capabilities", "uri", "record_uri", "size", "references"],
+                "required": ["id", "title", "description", "tags", "capabilities", "uri", "record_uri", "size", "files_bytes", "references"],
                 "properties": {
                     "id": {"type": "string"},
                     "title": {"type": "string"},
@@ -127,7 +127,8 @@ fn output_schema() -> Value {
                     "capabilities": {"type": "array", "items": {"type": "string"}},
                     "uri": {"type": "string", "description": "The skill's SKILL.md: pass it to catalog_read."},
                     "record_uri": {"type": "string", "description": "JSON record: references, files, frontmatter."},
-                    "size": {"type": "integer", "description": "Bytes of all the skill's files."},
+                    "size": {"type": "integer", "description": "Bytes of the skill's SKILL.md, the document `uri` names."},
+                    "files_bytes": {"type": "integer", "description": "Bytes of all the skill's files."},
                     "references": {"type": "integer", "description": "Number of reference documents."}
                 },
                 "additionalProperties": false
@@ -337,7 +338,8 @@ fn skill_record(catalog: &Catalog, skill: &'static ArchivedSkill) -> Value {
         "capabilities": skill.capabilities.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
         "uri": crate::uri::skill_document(&skill.id),
         "record_uri": crate::uri::skill_record(&skill.id),
-        "size": skill.size.to_native(),
+        "size": catalog.document(skill.document.to_native()).content.len.to_native(),
+        "files_bytes": skill.size.to_native(),
         "references": skill.references.len(),
     })
 }

@@ -67,9 +67,13 @@ fn define(catalog: &Catalog) -> Tool {
          skill://… skill files and folders, chunk URIs (<document uri>/chunks/<id>) and \
          sections (<document uri>#<anchor>). Use it on a uri from catalog_list or from an \
          earlier read. The default detail \"summary\" keeps answers small: a document comes \
-         back as its title, version, outline, first chunk and a chunk catalog with URIs; then \
-         read only the chunk or section you need (chunk_id, next_chunk_uri or an outline \
-         uri). Ask for detail \"full\" only when you need a whole body.\n\n\
+         back as its title, version, outline, a chunk catalog with URIs and, as text, its \
+         leading chunks that fit in {SUMMARY_TEXT_BYTES} bytes (at least the first), so a \
+         document of at most {SUMMARY_TEXT_BYTES} bytes comes back whole (truncated: false, \
+         no next_chunk_uri) and a larger one as its beginning; then read only the chunk or \
+         section you need (chunk_id, next_chunk_uri or an outline uri). Chunks are numbered \
+         from 1 (chunk.index 1 of chunk.count). Ask for detail \"full\" only when you need a \
+         whole body.\n\n\
          Examples: {{\"uri\": \"{document_example}\"}} summarizes a document{chunk_example}; \
          {{\"uri\": \"{}\"}} says what this server holds.",
         uri::CAPABILITIES
@@ -97,7 +101,7 @@ fn define(catalog: &Catalog) -> Tool {
                 "detail": {
                     "type": "string",
                     "enum": DETAILS,
-                    "description": format!("Omitted means \"summary\": a document's outline, first chunk and chunk catalog (never the whole body of a large document), catalog JSON and files whole up to {SUMMARY_WHOLE_BYTES} bytes. \"full\" returns the whole body, however large.")
+                    "description": format!("Omitted means \"summary\": a document's outline, chunk catalog and leading chunks up to {SUMMARY_TEXT_BYTES} bytes (the whole body when the document is no larger; never the whole body of a larger one), catalog JSON and files whole up to {SUMMARY_WHOLE_BYTES} bytes. \"full\" returns the whole body, however large.")
                 }
             },
             "additionalProperties": false
@@ -129,7 +133,12 @@ fn output_schema() -> Value {
     };
     let array = |items: Value| json!({"type": "array", "items": items});
     let chunk = object(
-        json!({"id": string, "index": integer, "count": integer, "heading": string}),
+        json!({
+            "id": string,
+            "index": {"type": "integer", "minimum": 1, "description": "The chunk's position in its document, counted from 1 (the first chunk is 1)."},
+            "count": {"type": "integer", "minimum": 1, "description": "Chunks in the document: index runs from 1 to count."},
+            "heading": string,
+        }),
         &[],
     );
     let section = object(

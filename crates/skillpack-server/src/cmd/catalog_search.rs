@@ -47,13 +47,20 @@ fn define(catalog: &Catalog) -> Tool {
          answer a question, best first. Use it when you know the topic but not the document: \
          it is much cheaper than reading documents to compare them. Each hit names the \
          document (uri), the section that matched (section_uri, heading_path) and the chunk \
-         that holds it (chunk_uri), with a verbatim snippet; then call catalog_read with the \
-         hit's chunk_uri or section_uri to read just that. Write a question or a few \
-         keywords: word forms are stemmed, code identifiers (snake_case, CamelCase, a::b) \
-         match as written and by their parts, and words in \"double quotes\" must appear as \
-         a phrase. When the user's words may not be the docs' words (everyday words for a \
+         that holds it (chunk_uri), with their sizes in bytes (section_size, chunk_size) and \
+         a verbatim snippet; then call catalog_read with the hit's section_uri or chunk_uri, \
+         whichever is smaller and covers what you need. No two hits name the same chunk. \
+         Write a question, a few keywords or a pasted error message: word forms are \
+         stemmed; code identifiers (snake_case, CamelCase, a::b), error codes and words in \
+         `backticks` match as written, weigh more than the prose around them and are never \
+         dropped as common words; operators in code (-> !, ?, @) are matched in the \
+         catalog's code. Words in \"double quotes\" rank sections holding that exact phrase \
+         higher; a query that is nothing but one quoted phrase returns only sections holding \
+         it. When the user's words may not be the docs' words (everyday words for a \
          technical term, a pasted error), add 1–{MAX_ALSO_SUGGESTED} rephrasings in likely \
-         technical terms as `also`: each is searched too and the rankings are fused. Pages \
+         technical terms as `also`: each is searched too and the rankings are fused. \
+         `total` counts every section sharing a word with the query (how common the words \
+         are, not how many sections answer): judge hits by rank, score and snippet. Pages \
          hold {SEARCH_DEFAULT_LIMIT} hits unless `limit` says otherwise: while has_more is \
          true, call again with the same query, kind and also plus cursor = next_cursor.\n\n\
          Examples: {} searches everything; {} searches only the docs; {} searches only \
@@ -73,7 +80,7 @@ fn define(catalog: &Catalog) -> Tool {
                     "type": "string",
                     "minLength": 1,
                     "maxLength": MAX_QUERY_BYTES,
-                    "description": format!("What to look for: a question or a few keywords, at most {MAX_QUERY_BYTES} bytes. Words in \"double quotes\" must appear as a phrase.")
+                    "description": format!("What to look for: a question, a few keywords or an error message, at most {MAX_QUERY_BYTES} bytes. Words in \"double quotes\" rank that exact phrase higher; a query that is only one quoted phrase must appear as written.")
                 },
                 "kind": {
                     "type": "string",
@@ -110,7 +117,7 @@ fn output_schema() -> Value {
             "also": {"type": "array", "items": {"type": "string"}, "description": "The alternative phrasings fused with the query; present when the call gave some."},
             "kind": {"type": "string", "enum": KINDS},
             "hits": {"type": "array", "items": {"$ref": "#/$defs/hit"}},
-            "total": {"type": "integer", "minimum": 0, "description": format!("Matching sections over all pages; only the first {MAX_RESULTS} can be paged through.")},
+            "total": {"type": "integer", "minimum": 0, "description": format!("Hits in the whole ranking: every section (no two in one chunk) that shares at least one word with the query. It says how common the query's words are, not how many sections answer; only the first {MAX_RESULTS} can be paged through.")},
             "has_more": {"type": "boolean", "description": "Whether another page follows (house pagination, not MCP's nextCursor)."},
             "next_cursor": {"type": ["string", "null"], "description": "Pass back as `cursor` for the next page; null on the last page."},
             "unknown_terms": {"type": "array", "items": {"type": "string"}, "description": "Query words found nowhere in the catalog; they were ignored."},
@@ -120,12 +127,14 @@ fn output_schema() -> Value {
         "$defs": {
             "hit": {
                 "type": "object",
-                "required": ["rank", "uri", "section_uri", "chunk_uri", "document_kind", "title", "heading_path", "snippet", "score"],
+                "required": ["rank", "uri", "section_uri", "section_size", "chunk_uri", "chunk_size", "document_kind", "title", "heading_path", "snippet", "score"],
                 "properties": {
                     "rank": {"type": "integer", "minimum": 1, "description": "Position in the whole ranking (1 = best)."},
                     "uri": {"type": "string", "description": "The document."},
                     "section_uri": {"type": "string", "description": "`<document uri>#<anchor>`: the section under the matched heading (the document URI when the match precedes every heading)."},
-                    "chunk_uri": {"type": "string", "description": "The chunk holding the match: the smallest piece to read."},
+                    "section_size": {"type": "integer", "minimum": 0, "description": "Bytes of the section section_uri names (of the whole document when section_uri is the document URI)."},
+                    "chunk_uri": {"type": "string", "description": "The chunk holding the match; no other hit names it."},
+                    "chunk_size": {"type": "integer", "minimum": 0, "description": "Bytes of the chunk chunk_uri names."},
                     "document_kind": {"type": "string", "enum": ["skill", "reference", "doc"]},
                     "skill_id": {"type": "string", "description": "The skill a skill document or reference belongs to."},
                     "title": {"type": "string", "description": "The document's title."},
@@ -338,15 +347,20 @@ fn hit_json(catalog: &Catalog, index: &Index<'_>, hit: &Hit, rank: usize) -> Val
         "chunk_uri".into(),
         uri::chunk(&document.uri, &chunk.id).into(),
     );
-    let own = path.last();
     out.insert(
-        "section_uri".into(),
-        match own {
-            Some(h) => uri::anchor(&document.uri, &h.anchor),
-            None => document.uri.to_string(),
-        }
-        .into(),
+        "chunk_size".into(),
+        (chunk.end.to_native() - chunk.start.to_native()).into(),
     );
+    let own = path.last();
+    let (section_uri, section_size) = match own {
+        Some(h) => (
+            uri::anchor(&document.uri, &h.anchor),
+            h.end.to_native() - h.start.to_native(),
+        ),
+        None => (document.uri.to_string(), document.content.len.to_native()),
+    };
+    out.insert("section_uri".into(), section_uri.into());
+    out.insert("section_size".into(), section_size.into());
     let (kind, skill) = match document.kind {
         ArchivedDocKind::Skill { skill } => ("skill", Some(skill.to_native())),
         ArchivedDocKind::Reference { skill, .. } => ("reference", Some(skill.to_native())),
@@ -532,6 +546,25 @@ mod tests {
         );
         assert_eq!(hit["document_kind"], "doc");
         assert!(hit["snippet"].as_str().unwrap().contains("or_insert"));
+        // The sizes beside the URIs are the bytes a read of them returns.
+        let size_of = |uri: &Value| {
+            let arguments = json!({"uri": uri, "detail": "full"});
+            let read = super::super::tools::run(
+                &catalog,
+                crate::contract::TOOL_READ,
+                arguments.as_object().unwrap(),
+            )
+            .unwrap()
+            .unwrap();
+            assert_eq!(
+                read["size"].as_u64(),
+                Some(read["text"].as_str().unwrap().len() as u64)
+            );
+            read["size"].clone()
+        };
+        assert_eq!(hit["section_size"], size_of(&hit["section_uri"]));
+        assert_eq!(hit["chunk_size"], size_of(&hit["chunk_uri"]));
+        assert!(hit["section_size"].as_u64() < hit["chunk_size"].as_u64());
         let result = call(
             &catalog,
             &args(json!({"query": "radio buttons", "kind": "skills"})),

@@ -42,7 +42,7 @@ use crate::analyze::Analyzer;
 use crate::catalog::Catalog;
 use crate::model::{
     ArchivedCatalog, ArchivedDocument, ArchivedHeading, ArchivedPassage, ArchivedSearchIndex,
-    D_NAME, D_TITLE, DOCUMENT_FIELDS, NO_HEADING, P_HEADING, PASSAGE_FIELDS,
+    DOCUMENT_FIELDS, NO_HEADING, P_BODY, P_HEADING, PASSAGE_FIELDS,
 };
 use crate::postings::{DocumentCursor, DocumentEntry, Occurrences, PassageCursor, PassageEntry};
 pub use query::{MAX_QUERY_BYTES, Query};
@@ -95,10 +95,10 @@ pub struct Params {
     pub same_document_decay: f32,
     /// Query weight of an identifier part (`hash` in `HashMap`) relative to a word.
     pub part_weight: f32,
-    /// Factor on a term's passage score when the term is in the document's title or name:
-    /// the document score already counts it, and within the document it no longer tells
-    /// sections apart ("python" in every section of the Python guide).
-    pub explained_weight: f32,
+    /// Factor on the query weight of a term written as code (in backticks, or a
+    /// code-shaped token: `snake_case`, `E-PAY-409`, `SQLSTATE`, `-> !`): an identifier
+    /// or error code names the thing asked about; the prose around it only describes it.
+    pub code_weight: f32,
     /// Query weight of a whole identifier or compound (`read_to_string`, `hand-written`),
     /// whose parts are query terms too.
     pub whole_weight: f32,
@@ -125,7 +125,7 @@ impl Default for Params {
             proximity_window: 8,
             same_document_decay: 0.9,
             part_weight: 0.6,
-            explained_weight: 0.0,
+            code_weight: 1.25,
             whole_weight: 0.5,
             heading_bonus: 1.0,
             parent_share: 0.25,
@@ -237,8 +237,6 @@ struct TermCursor<'a> {
     documents: DocumentCursor<'a>,
     passage: Option<PassageEntry<'a>>,
     document: Option<DocumentEntry>,
-    /// The term is in the title or name of the document being scored.
-    explained: bool,
     /// The most this term can add to a passage's score.
     passage_bound: f32,
 }
@@ -318,7 +316,6 @@ impl<'a> Index<'a> {
                     documents: docs,
                     passage,
                     document,
-                    explained: false,
                     passage_bound: 0.0,
                 }
             })
@@ -353,14 +350,28 @@ impl<'a> Index<'a> {
                 * c.passage_idf
                 * (1.0 + params.heading_bonus / shortest_heading.max(1e-3));
         }
+        let pair_idf =
+            |&(a, b): &(usize, usize)| cursors[a].passage_idf.min(cursors[b].passage_idf);
+        // What a passage holding each phrase earns (strict phrases filter instead).
+        let phrase_pairs = if query.strict {
+            Vec::new()
+        } else {
+            phrase_pairs(query)
+        };
+        let phrase_idf: Vec<f32> = phrase_pairs
+            .iter()
+            .map(|pairs| pairs.iter().map(pair_idf).sum())
+            .collect();
         let proximity_bound = params.proximity
-            * pairs
-                .iter()
-                .map(|&(a, b)| cursors[a].passage_idf.min(cursors[b].passage_idf))
-                .sum::<f32>();
+            * (pairs.iter().map(pair_idf).sum::<f32>() + phrase_idf.iter().sum::<f32>());
 
         let mut top: Vec<Candidate> = Vec::with_capacity(keep * 2 + 8);
         let mut buffer: Vec<Candidate> = Vec::new();
+        // Per candidate of `buffer`, the score each query term adds to it (`n_terms` a row).
+        let n_terms = query.terms.len();
+        let mut term_scores: Vec<f32> = Vec::new();
+        // Per hit of a document: (its candidate in `buffer`, its best score).
+        let mut groups: Vec<(usize, f32)> = Vec::new();
         let mut scores: Vec<f32> = Vec::new();
         let mut order: Vec<u32> = Vec::new();
         // The score a hit needs to make the top `keep` (known once `keep` hits are in).
@@ -387,9 +398,7 @@ impl<'a> Index<'a> {
             // The document's score.
             let mut doc_score = 0.0;
             for c in &mut cursors {
-                c.explained = false;
                 if let Some(e) = c.document.filter(|e| e.document == d) {
-                    c.explained = e.tf[D_TITLE] > 0 || e.tf[D_NAME] > 0;
                     let mut tf = 0.0;
                     for f in 0..DOCUMENT_FIELDS {
                         if e.tf[f] > 0 {
@@ -406,6 +415,9 @@ impl<'a> Index<'a> {
 
             // Its passages.
             buffer.clear();
+            term_scores.clear();
+            // Per query term, the document's passages that hold it in any field.
+            let mut df = [0u32; query::MAX_TERMS];
             let end = stats.first_passage.to_native() + stats.passage_count.to_native();
             // A document whose best possible hit cannot reach the top `keep` is only counted.
             let mut own_bound = proximity_bound;
@@ -417,10 +429,10 @@ impl<'a> Index<'a> {
             let bound =
                 params.doc_weight * doc_score + (1.0 + params.parent_share.max(0.0)) * own_bound;
             if bound < threshold {
-                let matched = count_sections(query, &mut cursors, end, passages, &mut positions);
+                let matched = count_hits(query, &mut cursors, end, passages, &mut positions);
                 let fallback = matched == 0
                     && doc_score > 0.0
-                    && query.phrases.is_empty()
+                    && !query.strict
                     && stats.passage_count.to_native() > 0;
                 total += if fallback { 1 } else { matched };
                 continue;
@@ -434,9 +446,13 @@ impl<'a> Index<'a> {
                 let Some(p) = p else { break };
                 let passage = &passages[p as usize];
                 let mut candidate = Candidate::new(p, passage);
+                let mut scores_here = [0f32; query::MAX_TERMS];
                 let mut blocks: [&[u8]; query::MAX_TERMS] = [&[]; query::MAX_TERMS];
+                let mut own = false;
                 for (i, c) in cursors.iter_mut().enumerate() {
                     if let Some(e) = c.passage.filter(|e| e.passage == p) {
+                        own |= holds(&e);
+                        df[i] += 1;
                         let mut tf = 0.0;
                         for f in 0..PASSAGE_FIELDS {
                             if e.tf[f] > 0 {
@@ -455,81 +471,84 @@ impl<'a> Index<'a> {
                                 params.heading_bonus * c.weight * c.passage_idf / norm.max(1e-3);
                         }
                         candidate.score += score;
-                        candidate.local += if c.explained {
-                            score * params.explained_weight
-                        } else {
-                            score
-                        };
+                        scores_here[i] = score;
                         blocks[i] = e.occurrences;
                         let start = e.occurrences.as_ptr() as usize - postings_start;
                         candidate.occurrences[i] = (start as u32, e.occurrences.len() as u32);
                         c.passage = c.passages.next();
                     }
                 }
-                if !query.phrases.is_empty() && !phrases_match(query, &blocks, &mut positions) {
+                if !own || (query.strict && !phrases_match(query, &blocks, &mut positions)) {
                     continue;
                 }
-                let bonus = params.proximity * proximity(&pairs, &cursors, &blocks, params);
+                // The bonuses count for section choice as the words they pair do: each
+                // pair's share goes half to each of its two terms.
+                let mut bonus = proximity(&pairs, &cursors, &blocks, params, &mut scores_here);
+                for ((phrase, idf), pairs) in
+                    query.phrases.iter().zip(&phrase_idf).zip(&phrase_pairs)
+                {
+                    if phrase_matches(phrase, &blocks, &mut positions) {
+                        bonus += params.proximity * idf;
+                        let share = params.proximity * idf / (2.0 * pairs.len().max(1) as f32);
+                        for &(a, b) in pairs {
+                            scores_here[a] += share;
+                            scores_here[b] += share;
+                        }
+                    }
+                }
                 candidate.score += bonus;
-                candidate.local += bonus;
                 buffer.push(candidate);
+                term_scores.extend_from_slice(&scores_here[..n_terms]);
             }
-            if buffer.is_empty() && doc_score > 0.0 && query.phrases.is_empty() {
+            if buffer.is_empty() && doc_score > 0.0 && !query.strict {
                 // The document matches only by its title, name or description: point at its
                 // beginning.
                 let first = stats.first_passage.to_native();
                 if stats.passage_count.to_native() > 0 {
                     buffer.push(Candidate::new(first, &passages[first as usize]));
+                    term_scores.extend(std::iter::repeat_n(0.0, n_terms));
                 }
             }
             if buffer.is_empty() {
                 continue;
             }
+            within_document(
+                &mut buffer,
+                &term_scores,
+                stats.passage_count.to_native(),
+                &df,
+            );
             inherit_from_parents(&mut buffer, params.parent_share);
-            // One hit per section: passages of one section (split over chunks) are adjacent.
-            let sections = 1 + buffer
-                .windows(2)
-                .filter(|w| w[0].heading != w[1].heading)
-                .count();
-            total += sections;
-            let best = buffer.iter().map(|c| c.score).fold(f32::MIN, f32::max)
-                + params.doc_weight * doc_score;
+            group_hits(&buffer, &mut groups);
+            total += groups.len();
+            let best =
+                groups.iter().map(|g| g.1).fold(f32::MIN, f32::max) + params.doc_weight * doc_score;
             if best < threshold {
                 continue;
             }
             // The document's hits carry its best scores, best first; which sections they
-            // name is decided by the local score, where the words the title already explains
-            // count less.
+            // name is decided by the local score, where words that every section of the
+            // document shares count for little.
             scores.clear();
-            scores.extend(
-                buffer
-                    .iter()
-                    .map(|c| c.score + params.doc_weight * doc_score),
-            );
+            scores.extend(groups.iter().map(|g| g.1 + params.doc_weight * doc_score));
             scores.sort_by(|a, b| b.total_cmp(a));
             order.clear();
-            order.extend(0..buffer.len() as u32);
+            order.extend(groups.iter().map(|g| g.0 as u32));
             order.sort_by(|&a, &b| {
                 let (a, b) = (&buffer[a as usize], &buffer[b as usize]);
                 b.local.total_cmp(&a.local).then(a.passage.cmp(&b.passage))
             });
             // Later hits of the document are damped.
             let mut factor = 1.0;
-            let mut rank = 0;
-            for (i, &k) in order.iter().enumerate() {
-                let c = buffer[k as usize];
-                if order[..i]
-                    .iter()
-                    .any(|&b| buffer[b as usize].heading == c.heading)
-                {
-                    continue;
-                }
-                let score = scores[rank] * factor;
+            for (&k, &score) in order.iter().zip(&scores) {
+                let score = score * factor;
                 if score < threshold {
                     break;
                 }
-                top.push(Candidate { score, ..c });
-                rank += 1;
+                top.push(Candidate {
+                    score,
+                    ..buffer[k as usize]
+                });
                 factor *= params.same_document_decay;
             }
             if top.len() >= keep * 2 + 8 {
@@ -630,9 +649,16 @@ impl<'a> Index<'a> {
     }
 }
 
-/// Walk the passages of a document that cannot make the page, only counting its hits
-/// (sections with a matching passage) as the ranking would.
-fn count_sections(
+/// Whether a passage holds the term itself, in its heading or text. A section that matches
+/// only by the headings above it (every section of "Releasing" has "release" there) is not
+/// a hit of its own: the section whose heading it is names that match.
+fn holds(entry: &PassageEntry<'_>) -> bool {
+    entry.tf[P_HEADING] > 0 || entry.tf[P_BODY] > 0
+}
+
+/// Walk the passages of a document that cannot make the page, only counting its hits as
+/// the ranking would (see [`group_hits`]).
+fn count_hits(
     query: &Query<'_>,
     cursors: &mut [TermCursor<'_>],
     end: u32,
@@ -640,7 +666,7 @@ fn count_sections(
     positions: &mut [Vec<u32>],
 ) -> usize {
     let mut count = 0;
-    let mut last_heading = None;
+    let mut last: Option<(u32, u32)> = None;
     loop {
         let p = cursors
             .iter()
@@ -649,22 +675,74 @@ fn count_sections(
             .min();
         let Some(p) = p else { break };
         let mut blocks: [&[u8]; query::MAX_TERMS] = [&[]; query::MAX_TERMS];
+        let mut own = false;
         for (i, c) in cursors.iter_mut().enumerate() {
             if let Some(e) = c.passage.filter(|e| e.passage == p) {
+                own |= holds(&e);
                 blocks[i] = e.occurrences;
                 c.passage = c.passages.next();
             }
         }
-        if !query.phrases.is_empty() && !phrases_match(query, &blocks, positions) {
+        if !own || (query.strict && !phrases_match(query, &blocks, positions)) {
             continue;
         }
-        let heading = passages[p as usize].heading.to_native();
-        if last_heading != Some(heading) {
+        let passage = &passages[p as usize];
+        let here = (passage.heading.to_native(), passage.chunk.to_native());
+        if !last.is_some_and(|(heading, chunk)| heading == here.0 || chunk == here.1) {
             count += 1;
-            last_heading = Some(heading);
         }
+        last = Some(here);
     }
     count
+}
+
+/// The hits of a document: its matching passages (in passage order) grouped so that no two
+/// hits name the same section or the same chunk. A section's passages are adjacent, and so
+/// are a chunk's, so a group is a run of passages each sharing its section or its chunk
+/// with the previous one; it counts the same whichever passages score best. Each group is
+/// `(the candidate that names it: best local score, the group's best score)`.
+fn group_hits(buffer: &[Candidate], groups: &mut Vec<(usize, f32)>) {
+    groups.clear();
+    for (i, c) in buffer.iter().enumerate() {
+        let joined =
+            i > 0 && (buffer[i - 1].heading == c.heading || buffer[i - 1].chunk == c.chunk);
+        match groups.last_mut() {
+            Some(group) if joined => {
+                if c.local > buffer[group.0].local {
+                    group.0 = i;
+                }
+                group.1 = group.1.max(c.score);
+            }
+            _ => groups.push((i, c.score)),
+        }
+    }
+}
+
+/// Add to each candidate's local score its term scores, each weighted by the share of the
+/// document's `passages` that lack the term (`df` counts those that hold it, in any field):
+/// within a document, a word every section has (the subject of the title, a parent
+/// heading) sets no section apart, and a word few sections have does. It only weighs
+/// words down, never up: a word rare in the document but common in the catalog ("one")
+/// keeps the small score its catalog idf gives it.
+fn within_document(
+    buffer: &mut [Candidate],
+    term_scores: &[f32],
+    passages: u32,
+    df: &[u32; query::MAX_TERMS],
+) {
+    let n = passages.max(1) as f32;
+    let weights = df.map(|df| (1.0 - df as f32 / n).max(0.0));
+    let stride = term_scores.len() / buffer.len().max(1);
+    if stride == 0 {
+        return;
+    }
+    for (candidate, scores) in buffer.iter_mut().zip(term_scores.chunks_exact(stride)) {
+        candidate.local += scores
+            .iter()
+            .zip(&weights)
+            .map(|(score, weight)| score * weight)
+            .sum::<f32>();
+    }
 }
 
 /// Add to each candidate `share` of its parent section's own score, when the parent matched
@@ -705,19 +783,21 @@ fn proximity_pairs(query: &Query<'_>) -> Vec<(usize, usize)> {
     let mut order: Vec<usize> = (0..query.terms.len())
         .filter(|&i| {
             let t = &query.terms[i];
-            t.weight > 0.0 && matches!(t.kind, TermKind::Word | TermKind::Part)
+            t.weight > 0.0 && matches!(t.kind, TermKind::Word | TermKind::Part | TermKind::Operator)
         })
         .collect();
     order.sort_by_key(|&i| query.terms[i].position);
     order.windows(2).map(|w| (w[0], w[1])).collect()
 }
 
-/// Sum over neighbouring query terms found near each other: `min idf / distance`.
+/// `params.proximity` × the sum over neighbouring query terms found near each other of
+/// `min idf / distance`; each pair's bonus is also added half to each term's `shares`.
 fn proximity(
     pairs: &[(usize, usize)],
     cursors: &[TermCursor<'_>],
     occurrences: &[&[u8]; query::MAX_TERMS],
     params: &Params,
+    shares: &mut [f32; query::MAX_TERMS],
 ) -> f32 {
     let mut bonus = 0.0;
     for &(a, b) in pairs {
@@ -739,7 +819,10 @@ fn proximity(
         }
         if best <= params.proximity_window {
             let idf = cursors[a].passage_idf.min(cursors[b].passage_idf);
-            bonus += idf / best as f32;
+            let pair = params.proximity * idf / best as f32;
+            bonus += pair;
+            shares[a] += pair / 2.0;
+            shares[b] += pair / 2.0;
         }
     }
     bonus
@@ -760,32 +843,48 @@ fn phrases_match(
     occurrences: &[&[u8]; query::MAX_TERMS],
     positions: &mut [Vec<u32>],
 ) -> bool {
-    for phrase in &query.phrases {
-        if phrase
-            .terms
-            .iter()
-            .any(|&(term, _)| occurrences[term].is_empty())
-        {
-            return false;
-        }
-        for &(term, _) in &phrase.terms {
-            positions[term].clear();
-            positions[term].extend(Occurrences::new(occurrences[term]).map(|o| o.position));
-        }
-        let (first, first_offset) = phrase.terms[0];
-        let found = positions[first].iter().any(|&p| {
-            let start = p.wrapping_sub(first_offset);
-            phrase.terms.iter().all(|&(term, offset)| {
-                positions[term]
-                    .binary_search(&start.wrapping_add(offset))
-                    .is_ok()
-            })
-        });
-        if !found {
-            return false;
-        }
+    query
+        .phrases
+        .iter()
+        .all(|phrase| phrase_matches(phrase, occurrences, positions))
+}
+
+/// Whether a quoted phrase occurs in the passage, word by word.
+fn phrase_matches(
+    phrase: &query::Phrase,
+    occurrences: &[&[u8]; query::MAX_TERMS],
+    positions: &mut [Vec<u32>],
+) -> bool {
+    if phrase
+        .terms
+        .iter()
+        .any(|&(term, _)| occurrences[term].is_empty())
+    {
+        return false;
     }
-    true
+    for &(term, _) in &phrase.terms {
+        positions[term].clear();
+        positions[term].extend(Occurrences::new(occurrences[term]).map(|o| o.position));
+    }
+    let (first, first_offset) = phrase.terms[0];
+    positions[first].iter().any(|&p| {
+        let start = p.wrapping_sub(first_offset);
+        phrase.terms.iter().all(|&(term, offset)| {
+            positions[term]
+                .binary_search(&start.wrapping_add(offset))
+                .is_ok()
+        })
+    })
+}
+
+/// Per phrase, its pairs of neighbouring words: a passage that holds the phrase earns for
+/// each pair what two adjacent query words earn for proximity, once more.
+fn phrase_pairs(query: &Query<'_>) -> Vec<Vec<(usize, usize)>> {
+    query
+        .phrases
+        .iter()
+        .map(|phrase| phrase.terms.windows(2).map(|w| (w[0].0, w[1].0)).collect())
+        .collect()
 }
 
 #[cfg(test)]

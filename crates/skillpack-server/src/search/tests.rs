@@ -116,6 +116,12 @@ fn a_subsection_is_read_in_its_parents_context() {
              ### Running single tests\n\nGive the full path of a function to run just it, by name.\n\n\
              ### Ignoring some tests\n\nMark slow ones `#[ignore]` so that they are skipped unless asked.\n",
         );
+        // "one" is a common word in any real catalog.
+        write(
+            "docs/numbers.md",
+            "# Numbers\n\n## One\n\nOne is one.\n\n## Two\n\nTwo is one more than one.\n\n\
+             ## Three\n\nOne, two, three.\n",
+        );
     });
     let index = Index::from(&catalog);
     let request = Request {
@@ -371,4 +377,247 @@ fn index_is_deterministic() {
             .zip(y.terms.iter())
             .all(|(s, t)| s.text == t.text)
     );
+}
+
+/// The first hit of `query`: `(document uri, anchor)`.
+fn first_hit(index: &Index<'_>, query: &str, params: &Params) -> (String, String) {
+    let results = index.search_with(
+        &Request {
+            query,
+            kind: Kind::All,
+            offset: 0,
+            limit: 5,
+        },
+        params,
+    );
+    hits(index, &results).into_iter().next().unwrap_or_default()
+}
+
+#[test]
+fn names_written_like_stopwords_are_kept() {
+    let catalog = compile_fixture(|write| {
+        write(
+            "docs/traits.md",
+            "# Traits\n\n## Display\n\nDisplay shows a value to users: convert a type to text for people.\n\n\
+             ## From and Into\n\nOne trait builds a value out of another; the other is its mirror image.\n",
+        );
+        write(
+            "docs/loops.md",
+            "# Loops\n\n## Looping with while\n\nRepeat until a condition is false.\n\n\
+             ## Looping with for\n\nWalk the items of a collection.\n",
+        );
+    });
+    let index = Index::from(&catalog);
+    let params = Params::default();
+    // "From" and "Into" are capitalised mid-sentence: trait names, not prepositions.
+    let found = first_hit(
+        &index,
+        "how do I convert a type with From and Into",
+        &params,
+    );
+    assert_eq!(found.1, "from-and-into");
+    // Backticked keywords are code.
+    let found = first_hit(&index, "how do I loop with `for`", &params);
+    assert_eq!(found.1, "looping-with-for");
+    let found = first_hit(&index, "how do I loop with `while`", &params);
+    assert_eq!(found.1, "looping-with-while");
+    // In prose they are still stopwords: "from" does not pull the trait section.
+    let found = first_hit(&index, "convert a type to text from a value", &params);
+    assert_eq!(found.1, "display");
+}
+
+#[test]
+fn operators_in_code_are_terms() {
+    let catalog = compile_fixture(|write| {
+        write(
+            "docs/functions.md",
+            "# Functions\n\n## Returning values\n\nA function returns its last expression: `fn five() -> i32`.\n\n\
+             ## Diverging functions\n\nSome never come back:\n\n```rust\nfn bail() -> ! {\n    panic!(\"stop\")\n}\n```\n",
+        );
+        write(
+            "docs/patterns.md",
+            "# Patterns\n\n## Ranges\n\nMatch a range of values with `1..=5`.\n\n\
+             ## Bindings\n\nName the value you test: `n @ 1..=5`.\n",
+        );
+    });
+    let index = Index::from(&catalog);
+    let params = Params::default();
+    assert_eq!(
+        first_hit(&index, "fn f() -> !", &params),
+        (
+            "resource://docs/functions.md".into(),
+            "diverging-functions".into()
+        )
+    );
+    assert_eq!(
+        first_hit(&index, "x @ 1..=5", &params),
+        ("resource://docs/patterns.md".into(), "bindings".into())
+    );
+    // Operators are terms only in code: the `!` of a sentence is not one.
+    let operator = |text: &str| {
+        catalog
+            .archive()
+            .search
+            .terms
+            .iter()
+            .any(|t| t.text.as_str() == text)
+    };
+    assert!(operator("->") && operator("!") && operator("@") && operator("..="));
+    let prose = compile_fixture(|write| write("docs/a.md", "# A\n\nStop! Really? Yes -> no.\n"));
+    assert!(
+        prose
+            .archive()
+            .search
+            .terms
+            .iter()
+            .all(|t| t.text.chars().any(char::is_alphanumeric)),
+        "no operator terms outside code"
+    );
+}
+
+#[test]
+fn the_section_is_chosen_by_what_sets_it_apart() {
+    // "server" is in every section of the page; "timeout" in one. The section about the
+    // server's configuration has the most of the word every section shares; the one that
+    // answers is the one with the word that sets it apart.
+    let catalog = compile_fixture(|write| {
+        write(
+            "docs/deploy.md",
+            "# Deploying\n\n## Configuring the server\n\nThe server reads its config when the server starts; \
+             restart the server after a change so that the server sees it.\n\n\
+             ## Limits\n\nThe server drops a request after the timeout.\n\n\
+             ## Logs\n\nThe server writes its logs to stdout.\n\n\
+             ## Ports\n\nThe server listens on a port.\n\n\
+             ## Users\n\nThe server runs as its own user.\n",
+        );
+        // Elsewhere "timeout" is common and "server" rare: the catalog's idf alone would
+        // pick the section with the most of the rare word.
+        for (i, topic) in ["Sockets", "Retries"].iter().enumerate() {
+            write(
+                &format!("docs/network-{i}.md"),
+                &format!(
+                    "# {topic}\n\n## Timeout\n\nEach call has a timeout.\n\n## Timeout again\n\nA timeout, then another timeout.\n"
+                ),
+            );
+        }
+    });
+    let index = Index::from(&catalog);
+    assert_eq!(
+        first_hit(&index, "server timeout", &Params::default()),
+        ("resource://docs/deploy.md".into(), "limits".into())
+    );
+}
+
+#[test]
+fn quotes_in_a_longer_query_rank_rather_than_filter() {
+    let catalog = compile_fixture(|write| {
+        write(
+            "docs/payments.md",
+            "# Payment errors\n\n## E-PAY-409\n\nThe bank refused the charge: \
+             `E-PAY-409: payment \"insufficient funds\" rejected`. Ask for another card.\n\n\
+             ## E-PAY-500\n\nThe payment service is down; retry later.\n",
+        );
+        write(
+            "docs/cards.md",
+            "# Cards\n\nA card expired last month cannot pay; a card expired long ago neither.\n",
+        );
+    });
+    let index = Index::from(&catalog);
+    // A pasted error line whose quoted reason differs from the docs' example.
+    let (index, results) = (
+        index,
+        index.search(&Request {
+            query: "E-PAY-409: payment \"card expired\" rejected",
+            kind: Kind::All,
+            offset: 0,
+            limit: 5,
+        }),
+    );
+    assert_eq!(
+        hits(&index, &results)[0],
+        ("resource://docs/payments.md".into(), "e-pay-409".into())
+    );
+    // The quoted phrase still counts: among passages with the same words, the one that
+    // holds it comes first.
+    let (_, results) = search(&catalog, "card \"card expired\"", Kind::All, 5);
+    assert_eq!(
+        index.document(results.hits[0].document).uri.as_str(),
+        "resource://docs/cards.md"
+    );
+    // A query that is one quoted phrase is strict.
+    let (_, results) = search(&catalog, "\"card expired\"", Kind::All, 5);
+    assert_eq!(results.hits.len(), 1);
+    let (_, results) = search(&catalog, "\"expired card\"", Kind::All, 5);
+    assert!(results.hits.is_empty());
+}
+
+#[test]
+fn error_codes_and_identifiers_outweigh_the_prose_around_them() {
+    // Two documents alike but for one word: a word of prose in one, an error code in the
+    // other. Weighed alike they tie (and the first in the catalog wins).
+    let catalog = compile_fixture(|write| {
+        write("docs/a.md", "# Notes\n\nThe reply holds a timeout value.\n");
+        write(
+            "docs/b.md",
+            "# Notes\n\nThe reply holds a SQLSTATE value.\n",
+        );
+    });
+    let index = Index::from(&catalog);
+    let plain = Params {
+        code_weight: 1.0,
+        ..Params::default()
+    };
+    for query in ["timeout SQLSTATE", "SQLSTATE after a timeout"] {
+        assert_eq!(first_hit(&index, query, &plain).0, "resource://docs/a.md");
+        assert_eq!(
+            first_hit(&index, query, &Params::default()).0,
+            "resource://docs/b.md",
+            "{query}"
+        );
+    }
+}
+
+#[test]
+fn link_lists_do_not_take_slots() {
+    let catalog = compile_fixture(|write| {
+        write(
+            "docs/release.md",
+            "# Releasing\n\n## Tagging\n\nTag the commit that passed the checks.\n\n\
+             ## See also\n\n- [Rolling back a release](rollback.md)\n- [Release checklist](checklist.md)\n",
+        );
+        write(
+            "docs/rollback.md",
+            "# Rolling back\n\nRedeploy the previous binary.\n",
+        );
+        write("docs/checklist.md", "# Checklist\n\nRun the tests.\n");
+    });
+    let (index, results) = search(&catalog, "rolling back a release", Kind::All, 10);
+    let found = hits(&index, &results);
+    assert_eq!(found[0].0, "resource://docs/rollback.md");
+    assert!(
+        found.iter().all(|(_, anchor)| anchor != "see-also"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn no_two_hits_name_the_same_chunk() {
+    // Subsections share their section's chunk: one hit names the chunk, by its best
+    // section.
+    let catalog = compile_fixture(|write| {
+        write(
+            "docs/gizmos.md",
+            "# Gizmos\n\n## Kinds of gizmos\n\nThere are gizmos of every kind.\n\n\
+             ### Alpha gizmos\n\nalpha gizmos glow.\n\n### Beta gizmos\n\nbeta gizmos hum.\n",
+        );
+    });
+    let (_, results) = search(&catalog, "gizmos", Kind::All, 10);
+    let mut chunks: Vec<(u32, u32)> = results.hits.iter().map(|h| (h.document, h.chunk)).collect();
+    let n = chunks.len();
+    chunks.sort_unstable();
+    chunks.dedup();
+    assert_eq!(chunks.len(), n, "{:?}", results.hits);
+    assert_eq!(results.total, results.hits.len());
+    let (index, results) = search(&catalog, "beta gizmos hum", Kind::All, 10);
+    assert_eq!(hits(&index, &results)[0].1, "beta-gizmos");
 }
