@@ -384,6 +384,7 @@ fn first_hit(index: &Index<'_>, query: &str, params: &Params) -> (String, String
     let results = index.search_with(
         &Request {
             query,
+            also: &[],
             kind: Kind::All,
             offset: 0,
             limit: 5,
@@ -528,6 +529,7 @@ fn quotes_in_a_longer_query_rank_rather_than_filter() {
         index,
         index.search(&Request {
             query: "E-PAY-409: payment \"card expired\" rejected",
+            also: &[],
             kind: Kind::All,
             offset: 0,
             limit: 5,
