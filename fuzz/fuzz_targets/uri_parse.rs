@@ -36,7 +36,11 @@ fuzz_target!(|data: &[u8]| {
             assert_plain(skill_id, false);
             assert_plain(ref_id, false);
         }
-        Family::Capabilities | Family::SkillsIndex | Family::DocsIndex => {}
+        Family::Changes { since: Some(since) } => assert_plain(since, false),
+        Family::Capabilities
+        | Family::SkillsIndex
+        | Family::DocsIndex
+        | Family::Changes { since: None } => {}
     }
     if let Some(chunk) = &parsed.chunk {
         assert!(!chunk.is_empty());
