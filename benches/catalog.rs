@@ -35,7 +35,7 @@ use skillpack_server::uri;
 use tokio_util::bytes::BytesMut;
 use tokio_util::codec::Encoder;
 
-// The server binary's allocator (src/bin/skillpack.rs), so that these figures are its.
+// The server binary's allocator (set by `skillpack_server::main!`), so that these figures are its.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
