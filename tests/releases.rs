@@ -1,7 +1,8 @@
 //! Releases that know their history: three releases of a fixture catalog built in a row,
 //! each against the previous one's manifest (compiled in-process, served over MCP through
 //! an in-memory pipe), and the change sets, `whats-new`, completion, errors, the tool
-//! fallback, `_meta` versions and the build-time checks of `SKILLPACK_PREVIOUS`.
+//! fallback, `_meta` versions and the build-time checks of `SKILLPACK_PREVIOUS`; then the
+//! same three releases as real binaries built by cargo, over stdio and Streamable HTTP.
 
 mod common;
 
@@ -665,4 +666,169 @@ async fn the_built_binary_is_a_first_release_and_prints_its_manifest() {
             .unwrap();
     assert_eq!(changes["first_release"], true);
     client.cancel().await.unwrap();
+}
+
+/// The same three releases as real binaries: each built by cargo with `SKILLPACK_PREVIOUS`
+/// naming the manifest the previous binary printed, then asked over stdio (rmcp's client
+/// against the spawned binary) and, for one case, over Streamable HTTP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_real_binaries_over_stdio_and_http() {
+    let releases = Releases::new();
+    let build = |previous: Option<&Path>, label: &str, epoch: u64| -> PathBuf {
+        let (skills, docs) = (releases.path("skills"), releases.path("docs"));
+        let epoch = epoch.to_string();
+        let mut env = vec![
+            ("SKILLPACK_SKILLS_DIR", skills.to_str().unwrap()),
+            ("SKILLPACK_DOCS_DIR", docs.to_str().unwrap()),
+            ("SKILLPACK_RELEASE", label),
+            ("SOURCE_DATE_EPOCH", epoch.as_str()),
+        ];
+        if let Some(previous) = previous {
+            env.push(("SKILLPACK_PREVIOUS", previous.to_str().unwrap()));
+        }
+        let binary = common::variant(&format!("release-{label}"), &env)
+            .unwrap_or_else(|e| panic!("building {label} failed:\n{e}"));
+        // What a release pipeline keeps beside the binary.
+        let output = common::run(&binary, &["manifest"]);
+        assert!(output.status.success(), "{label}: manifest");
+        let manifest = releases.path(&format!("binaries/{label}.json"));
+        std::fs::create_dir_all(manifest.parent().unwrap()).unwrap();
+        std::fs::write(&manifest, &output.stdout).unwrap();
+        binary
+    };
+    let manifest = |label: &str| releases.path(&format!("binaries/{label}.json"));
+
+    let v1 = build(None, "v1", V1_EPOCH);
+    releases.write("docs/guide.md", GUIDE_2);
+    releases.write("docs/new.md", "# New\n\nFresh.\n");
+    releases.write("skills/pdf/templates/form.txt", "name: ___\n");
+    let v2 = build(Some(&manifest("v1")), "v2", V1_EPOCH + 10 * DAY);
+    std::fs::remove_file(releases.path("docs/old.md")).unwrap();
+    let v3 = build(Some(&manifest("v2")), "v3", V1_EPOCH + 20 * DAY);
+
+    // The manifests chain, and `info` shows the chain.
+    let v3_manifest: Value =
+        serde_json::from_slice(&std::fs::read(manifest("v3")).unwrap()).unwrap();
+    let chain: Vec<&str> = v3_manifest["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(chain, ["v2", "v1"], "{v3_manifest:#}");
+    let info: Value =
+        serde_json::from_slice(&common::run(&v3, &["info", "--json"]).stdout).unwrap();
+    assert_eq!(info["release"]["label"], "v3");
+    assert_eq!(
+        info["release"]["earlier"].as_array().unwrap().len(),
+        2,
+        "{info:#}"
+    );
+
+    // Over stdio: the change sets against the previous release and against v1.
+    let client = common::connect(&v3).await;
+    let since_v2 = read_json(&client, "resource://catalog/changes").await;
+    assert_eq!(since_v2["since"]["label"], "v2");
+    assert_eq!(
+        uris(&since_v2),
+        pairs(&[("resource://docs/old.md", "removed")])
+    );
+    let since_v1 = read_json(&client, "resource://catalog/changes/v1").await;
+    assert_eq!(
+        uris(&since_v1),
+        pairs(&[
+            ("resource://docs/guide.md", "changed"),
+            ("resource://docs/new.md", "added"),
+            ("resource://docs/old.md", "removed"),
+            ("skill://pdf/templates/form.txt", "added"),
+        ])
+    );
+    assert_eq!(
+        entry(&since_v1, "resource://docs/guide.md")["sections"],
+        json!([{"anchor": "install", "change": "changed", "uri": "resource://docs/guide.md#install"}])
+    );
+
+    // whats-new without and with `since`.
+    let text = |prompt: rmcp::model::GetPromptResult| {
+        prompt.messages[0].content.as_text().unwrap().text.clone()
+    };
+    let default = text(
+        client
+            .get_prompt(GetPromptRequestParams::new("whats-new"))
+            .await
+            .unwrap(),
+    );
+    assert!(
+        default.contains("since v2") && default.contains("resource://docs/old.md"),
+        "{default}"
+    );
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("since".into(), "v1".into());
+    let since = text(
+        client
+            .get_prompt(GetPromptRequestParams::new("whats-new").with_arguments(arguments))
+            .await
+            .unwrap(),
+    );
+    assert!(
+        since.contains("resource://docs/guide.md#install"),
+        "{since}"
+    );
+
+    // Completion of `since`, and the error for an unknown one with a repair that works.
+    let done = client
+        .complete(CompleteRequestParams::new(
+            Reference::for_resource("resource://catalog/changes/{since}"),
+            ArgumentInfo::new("since", "v"),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(done.completion.values, ["v3", "v2", "v1"]);
+    let data = read_error(&client, "resource://catalog/changes/v0").await;
+    assert_eq!(data["machine_code"], "release_not_found", "{data}");
+    assert!(
+        data["details"]["candidates"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("v1"))
+    );
+    let fixed =
+        common::tools::ok(&client, "catalog_list", data["repair"]["arguments"].clone()).await;
+    assert_eq!(fixed["kind"], "changes");
+
+    // Unchanged sections keep their version from v1 to v3; the edited one does not.
+    let old = common::connect(&v1).await;
+    for (anchor, kept) in [("usage", true), ("flags", true), ("install", false)] {
+        let uri = format!("resource://docs/guide.md#{anchor}");
+        let (_, before) = read(&old, &uri).await;
+        let (_, after) = read(&client, &uri).await;
+        let version = |meta: &Value| meta["io.skillpack/section"]["version"].clone();
+        assert!(version(&before).is_string(), "{before:#}");
+        assert_eq!(version(&before) == version(&after), kept, "{anchor}");
+    }
+    old.cancel().await.unwrap();
+    client.cancel().await.unwrap();
+
+    // Release notes from the CLI.
+    let notes = common::run(&v3, &["changes", "--since", "v1"]);
+    assert!(notes.status.success());
+    let notes = String::from_utf8_lossy(&notes.stdout);
+    assert!(
+        notes.contains("resource://docs/guide.md#install"),
+        "{notes}"
+    );
+
+    let notes = common::run(&v2, &["changes"]);
+    let notes = String::from_utf8_lossy(&notes.stdout);
+    assert!(
+        notes.contains("v1") && notes.contains("resource://docs/new.md"),
+        "{notes}"
+    );
+
+    // Over Streamable HTTP: the same change set against v1, from a 2026-07-28 client.
+    let server = common::http::HttpServer::start(&v3, &[], &[]);
+    let http = common::http::connect_modern(&server.url(), None).await;
+    let over_http = read_json(&http, "resource://catalog/changes/v1").await;
+    assert_eq!(over_http, since_v1);
+    http.cancel().await.unwrap();
 }

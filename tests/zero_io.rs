@@ -44,12 +44,16 @@ fn strace_available() -> bool {
 /// (the transport uses `writev`) and the Landlock
 /// restriction into `trace`.
 fn traced(trace: &Path) -> Command {
+    traced_binary(trace, &common::builtin_binary())
+}
+
+fn traced_binary(trace: &Path, binary: &Path) -> Command {
     let mut command = Command::new("strace");
     command
         .args(["-f", "-qq", "-s", "160", "-o"])
         .arg(trace)
         .args(["-e", "trace=%file,write,writev,landlock_restrict_self"])
-        .arg(common::builtin_binary());
+        .arg(binary);
     command
 }
 
@@ -185,6 +189,102 @@ async fn a_full_session_touches_no_file_after_initialize() {
         reads > 50,
         "only {reads} reads: the session did not cover the catalog"
     );
+
+    check(&read_trace(&path, initialize_answer), "/proc/self/fd/0");
+}
+
+/// A release built against an earlier one (the built-in content, with a previous release
+/// whose index and one skill differ): the history, the change sets, `whats-new` and the
+/// tool fallback are answered from memory too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_with_history_baked_in_touches_no_file() {
+    if !strace_available() {
+        return;
+    }
+    use rmcp::model::{CallToolRequestParams, GetPromptRequestParams};
+    let root = common::crate_root();
+    // The previous release: the built-in content with docs/index.md edited and one doc
+    // more, compiled in-process; its manifest is what the real build reads.
+    let previous = tempfile::tempdir().unwrap();
+    let docs = previous.path().join("docs");
+    for entry in walkdir::WalkDir::new(root.join("docs")) {
+        let entry = entry.unwrap();
+        let to = docs.join(entry.path().strip_prefix(root.join("docs")).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    let index = docs.join("index.md");
+    let edited = std::fs::read_to_string(&index).unwrap() + "\n## Retired\n\nGone next release.\n";
+    std::fs::write(&index, edited).unwrap();
+    std::fs::write(docs.join("retired.md"), "# Retired\n\nRemoved later.\n").unwrap();
+    let mut config = skillpack_server::compile::Config::for_dirs(root.join("skills"), docs);
+    config.release = "before".to_owned();
+    let output =
+        skillpack_server::compile::compile(&config).expect("the previous release compiles");
+    let catalog = skillpack_server::catalog::Catalog::from_compiled(output).unwrap();
+    let manifest = previous.path().join("manifest.json");
+    std::fs::write(
+        &manifest,
+        serde_json::to_vec(&skillpack_server::cmd::changes::manifest(&catalog)).unwrap(),
+    )
+    .unwrap();
+    let binary = common::variant(
+        "zero-io-history",
+        &[
+            ("SKILLPACK_PREVIOUS", manifest.to_str().unwrap()),
+            ("SKILLPACK_RELEASE", "after"),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("building the release with history failed:\n{e}"));
+
+    let (_dir, path) = temp_trace("history.trace");
+    let mut command = tokio::process::Command::from(traced_binary(&path, &binary));
+    command.env("RUST_LOG", "error");
+    let transport = rmcp::transport::TokioChildProcess::new(command).expect("spawn strace");
+    let client = rmcp::ServiceExt::serve((), transport)
+        .await
+        .expect("initialize");
+    let changes: Value =
+        serde_json::from_str(&common::read_text(&client, "resource://catalog/changes").await)
+            .unwrap();
+    assert_eq!(changes["since"]["label"], "before", "{changes:#}");
+    assert!(
+        changes["documents"]
+            .as_array()
+            .is_some_and(|d| d.len() == 2),
+        "index.md changed and retired.md removed: {changes:#}"
+    );
+    common::read_text(&client, "resource://catalog/changes/before").await;
+    for bad in [
+        "resource://catalog/changes/nope",
+        "resource://catalog/changes/1999-01-01",
+    ] {
+        assert!(
+            client
+                .read_resource(ReadResourceRequestParams::new(bad))
+                .await
+                .is_err()
+        );
+    }
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("since".into(), "before".into());
+    client
+        .get_prompt(GetPromptRequestParams::new("whats-new").with_arguments(arguments))
+        .await
+        .expect("whats-new");
+    let Value::Object(arguments) = json!({"kind": "changes", "limit": 1}) else {
+        unreachable!()
+    };
+    client
+        .call_tool(CallToolRequestParams::new("catalog_list").with_arguments(arguments))
+        .await
+        .expect("catalog_list changes");
+    let reads = exercise(&client).await;
+    client.cancel().await.expect("close the session");
+    assert!(reads > 50, "only {reads} reads");
 
     check(&read_trace(&path, initialize_answer), "/proc/self/fd/0");
 }
