@@ -55,10 +55,17 @@ pub struct Term<'a> {
     pub end: usize,
 }
 
+/// Distinct words whose stems an [`Analyzer`] remembers (a few MiB at most).
+const STEM_CACHE_ENTRIES: usize = 1 << 16;
+
 /// Reusable analysis state (the stemmer and scratch buffers), so that analysing text does
 /// not allocate per token.
 pub struct Analyzer {
     stemmer: Stemmer,
+    /// Stems of the words seen so far (words repeat: a 10,000-document build stems a few
+    /// million words, a few tens of thousands of them distinct). Bounded, so that a
+    /// long-lived analyzer fed hostile queries cannot grow without limit.
+    stems: std::collections::HashMap<String, String, foldhash::fast::FixedState>,
     lower: String,
     compound: String,
     parts: Vec<(usize, usize)>,
@@ -81,6 +88,7 @@ impl Analyzer {
     pub fn new() -> Analyzer {
         Analyzer {
             stemmer: Stemmer::create(Algorithm::English),
+            stems: Default::default(),
             lower: String::new(),
             compound: String::new(),
             parts: Vec::new(),
@@ -238,13 +246,19 @@ impl Analyzer {
         next
     }
 
-    fn stem<'s>(&self, lower: &'s str) -> Cow<'s, str> {
+    fn stem<'s>(&'s mut self, lower: &'s str) -> Cow<'s, str> {
         // The stemmer is for words; numbers and mixed tokens pass through unchanged.
-        if lower.chars().all(char::is_alphabetic) || lower.contains('\'') {
-            self.stemmer.stem(lower)
-        } else {
-            Cow::Borrowed(lower)
+        if !(lower.chars().all(char::is_alphabetic) || lower.contains('\'')) {
+            return Cow::Borrowed(lower);
         }
+        if !self.stems.contains_key(lower) {
+            if self.stems.len() >= STEM_CACHE_ENTRIES {
+                return self.stemmer.stem(lower);
+            }
+            let stemmed = self.stemmer.stem(lower).into_owned();
+            self.stems.insert(lower.to_owned(), stemmed);
+        }
+        Cow::Borrowed(&self.stems[lower])
     }
 }
 

@@ -20,6 +20,11 @@ use crate::model::{
 };
 use crate::postings::{self, Occurrence};
 
+/// Term maps hashed with foldhash's fixed seed: these maps take a lookup per token, where
+/// std's DoS-resistant SipHash cost a tenth of the build; build-time input is the team's
+/// own content, and a fixed seed keeps iteration order the same from run to run.
+type TermMap<V> = HashMap<String, V, foldhash::fast::FixedState>;
+
 #[derive(Default)]
 struct TermBuild {
     passage_df: u32,
@@ -36,165 +41,101 @@ struct PassageTerm {
     occurrences: Vec<Occurrence>,
 }
 
+/// One document analysed on its own: what [`build`] merges into the index in document order.
+struct DocumentTerms {
+    /// Each passage (its `document` field not yet set) and its terms.
+    passages: Vec<(Passage, Vec<(String, PassageTerm)>)>,
+    /// Term frequencies per document field.
+    tf: Vec<(String, [u32; DOCUMENT_FIELDS])>,
+    lengths: [u32; DOCUMENT_FIELDS],
+}
+
+/// Documents analysed in parallel per batch: each document's analysis is independent, and
+/// a batch bounds how many analysed documents wait in memory for the in-order merge.
+const BATCH: usize = 256;
+
+/// Count `term` in `map`, allocating its key only the first time it is seen.
+fn count<'m, V: Default>(map: &'m mut TermMap<V>, term: &str) -> &'m mut V {
+    if !map.contains_key(term) {
+        map.insert(term.to_owned(), V::default());
+    }
+    map.get_mut(term).expect("just inserted")
+}
+
 /// `text_of(document)` gives a document's bytes as text; `body_offset(document)` where its
 /// markdown body starts (after frontmatter).
 pub fn build<'a>(
     documents: &[Document],
     skills: &[Skill],
-    text_of: impl Fn(&Document) -> &'a str,
-    body_offset: impl Fn(&Document, &str) -> usize,
+    text_of: impl Fn(&Document) -> &'a str + Sync,
+    body_offset: impl Fn(&Document, &str) -> usize + Sync,
 ) -> SearchIndex {
-    let mut analyzer = Analyzer::new();
-    let mut terms: HashMap<String, TermBuild> = HashMap::new();
+    use rayon::prelude::*;
+
+    let mut terms: TermMap<TermBuild> = TermMap::default();
     let mut passages: Vec<Passage> = Vec::new();
     let mut stats: Vec<DocumentStats> = Vec::with_capacity(documents.len());
     let mut passage_total = [0u64; PASSAGE_FIELDS];
     let mut document_total = [0u64; DOCUMENT_FIELDS];
-    let (anchors, mut routers) = anchor_texts(documents, skills, &text_of);
+    let (anchors, routers) = anchor_texts(documents, skills, &text_of);
 
-    for (d, document) in documents.iter().enumerate() {
-        let d = d as u32;
-        let text = text_of(document);
-        let body = body_offset(document, text).min(text.len());
-        let first_passage = passages.len() as u32;
-        let mut doc_tf: HashMap<String, [u32; DOCUMENT_FIELDS]> = HashMap::new();
-        let mut doc_len = [0u32; DOCUMENT_FIELDS];
-
-        // Document-level fields other than the body.
-        let (name, mut description) = names(document, skills);
-        if !anchors[d as usize].is_empty() {
-            description.push_str(". ");
-            description.push_str(&anchors[d as usize]);
-        }
-        let title = title(document, text, body);
-        for (field, value) in [
-            (D_TITLE, title.as_str()),
-            (D_NAME, name.as_str()),
-            (D_DESCRIPTION, description.as_str()),
-        ] {
-            doc_len[field] = analyzer.analyze(value, 0, |t| {
-                doc_tf.entry(t.text.to_owned()).or_default()[field] += 1;
-            });
-        }
-        for heading in &document.outline {
-            doc_len[D_HEADINGS] = analyzer.analyze(&heading.text, doc_len[D_HEADINGS], |t| {
-                doc_tf.entry(t.text.to_owned()).or_default()[D_HEADINGS] += 1;
-            });
-        }
-
-        // Code, where operators are terms too, and lines whose words describe the documents
-        // they link to rather than the section they are in.
-        let scan = markdown::scan(text, body);
-        let code = code_ranges(&scan);
-        let mut router = std::mem::take(&mut routers[d as usize]);
-        router.extend(link_lines(text, body, &scan.link_ranges));
-        router.sort_unstable_by_key(|r| r.start);
-        let mut passage_code: Vec<Range<usize>> = Vec::new();
-
-        // Passages.
-        for (start, end) in cuts(document, body, text.len()) {
-            let slice = &text[start..end];
-            if slice.trim().is_empty() {
-                continue;
-            }
-            let heading = document
-                .outline
-                .iter()
-                .rposition(|h| h.start as usize <= start)
-                .map_or(NO_HEADING, |i| i as u32);
-            let chunk = document
-                .chunks
-                .iter()
-                .rposition(|c| c.start as usize <= start)
-                .unwrap_or(0) as u32;
-            let mut passage_terms: HashMap<String, PassageTerm> = HashMap::new();
-            let mut lengths = [0u32; PASSAGE_FIELDS];
-            if heading != NO_HEADING {
-                let own = &document.outline[heading as usize];
-                lengths[P_HEADING] = analyzer.analyze(&own.text, 0, |t| {
-                    passage_terms.entry(t.text.to_owned()).or_default().tf[P_HEADING] += 1;
-                });
-                for ancestor in ancestors(document, heading as usize) {
-                    lengths[P_CONTEXT] = analyzer.analyze(
-                        &document.outline[ancestor].text,
-                        lengths[P_CONTEXT],
-                        |t| {
-                            passage_terms.entry(t.text.to_owned()).or_default().tf[P_CONTEXT] += 1;
-                        },
+    for batch in (0..documents.len()).collect::<Vec<_>>().chunks(BATCH) {
+        let analysed: Vec<DocumentTerms> = batch
+            .par_iter()
+            .map_init(Analyzer::new, |analyzer, &d| {
+                let document = &documents[d];
+                let text = text_of(document);
+                let body = body_offset(document, text).min(text.len());
+                analyse(
+                    analyzer,
+                    document,
+                    skills,
+                    text,
+                    body,
+                    &anchors[d],
+                    &routers[d],
+                )
+            })
+            .collect();
+        for (&d, document) in batch.iter().zip(analysed) {
+            let d = d as u32;
+            let first_passage = passages.len() as u32;
+            for (mut passage, passage_terms) in document.passages {
+                let p = passages.len() as u32;
+                for (term, entry) in passage_terms {
+                    let build = count(&mut terms, &term);
+                    let delta = p - build.last_passage;
+                    build.last_passage = p;
+                    build.passage_df += 1;
+                    postings::write_passage_entry(
+                        &mut build.passage_postings,
+                        delta,
+                        &entry.tf,
+                        &entry.occurrences,
                     );
                 }
-            }
-            passage_code.clear();
-            let first = code.partition_point(|c| c.end <= start);
-            passage_code.extend(
-                code[first..]
-                    .iter()
-                    .take_while(|c| c.start < end)
-                    .map(|c| c.start.max(start) - start..c.end.min(end) - start),
-            );
-            lengths[P_BODY] = analyzer.analyze_code(slice, 0, &passage_code, |t| {
-                let at = start + t.start;
-                let i = router.partition_point(|r| r.end <= at);
-                if router.get(i).is_some_and(|r| r.start <= at) {
-                    return;
+                for (total, len) in passage_total.iter_mut().zip(passage.lengths) {
+                    *total += u64::from(len);
                 }
-                let entry = passage_terms.entry(t.text.to_owned()).or_default();
-                entry.tf[P_BODY] += 1;
-                entry.occurrences.push(Occurrence {
-                    position: t.position,
-                    offset: t.start as u32,
-                });
-            });
-            if passage_terms.is_empty() {
-                continue;
+                passage.document = d;
+                passages.push(passage);
             }
-            doc_len[D_BODY] += lengths[P_BODY];
-            let p = passages.len() as u32;
-            for (term, entry) in passage_terms {
-                doc_tf.entry(term.clone()).or_default()[D_BODY] += entry.tf[P_BODY];
-                let build = terms.entry(term).or_default();
-                let delta = p - build.last_passage;
-                build.last_passage = p;
-                build.passage_df += 1;
-                postings::write_passage_entry(
-                    &mut build.passage_postings,
-                    delta,
-                    &entry.tf,
-                    &entry.occurrences,
-                );
+            for (term, tf) in document.tf {
+                let build = count(&mut terms, &term);
+                let delta = d - build.last_document;
+                build.last_document = d;
+                build.document_df += 1;
+                postings::write_document_entry(&mut build.document_postings, delta, &tf);
             }
-            for (total, len) in passage_total.iter_mut().zip(lengths) {
+            for (total, len) in document_total.iter_mut().zip(document.lengths) {
                 *total += u64::from(len);
             }
-            passages.push(Passage {
-                document: d,
-                chunk,
-                heading,
-                parent: document
-                    .outline
-                    .get(heading as usize)
-                    .map_or(NO_HEADING, |h| h.parent),
-                start: start as u64,
-                end: end as u64,
-                lengths,
+            stats.push(DocumentStats {
+                first_passage,
+                passage_count: passages.len() as u32 - first_passage,
+                lengths: document.lengths,
             });
         }
-
-        for (term, tf) in doc_tf {
-            let build = terms.entry(term).or_default();
-            let delta = d - build.last_document;
-            build.last_document = d;
-            build.document_df += 1;
-            postings::write_document_entry(&mut build.document_postings, delta, &tf);
-        }
-        for (total, len) in document_total.iter_mut().zip(doc_len) {
-            *total += u64::from(len);
-        }
-        stats.push(DocumentStats {
-            first_passage,
-            passage_count: passages.len() as u32 - first_passage,
-            lengths: doc_len,
-        });
     }
 
     let mut sorted: Vec<(String, TermBuild)> = terms.into_iter().collect();
@@ -226,6 +167,134 @@ pub fn build<'a>(
         document_avg_len: document_total.map(|t| average(t, documents.len())),
         passages,
         documents: stats,
+    }
+}
+
+/// Analyse one document: its document fields, then each passage's heading, context and
+/// body. `anchor` is the anchor text pointing at it; `router` the byte ranges of its lines
+/// that describe other documents.
+fn analyse(
+    analyzer: &mut Analyzer,
+    document: &Document,
+    skills: &[Skill],
+    text: &str,
+    body: usize,
+    anchor: &str,
+    router: &[Range<usize>],
+) -> DocumentTerms {
+    let mut doc_tf: TermMap<[u32; DOCUMENT_FIELDS]> = TermMap::default();
+    let mut doc_len = [0u32; DOCUMENT_FIELDS];
+
+    // Document-level fields other than the body.
+    let (name, mut description) = names(document, skills);
+    if !anchor.is_empty() {
+        description.push_str(". ");
+        description.push_str(anchor);
+    }
+    let title = title(document, text, body);
+    for (field, value) in [
+        (D_TITLE, title.as_str()),
+        (D_NAME, name.as_str()),
+        (D_DESCRIPTION, description.as_str()),
+    ] {
+        doc_len[field] = analyzer.analyze(value, 0, |t| {
+            count(&mut doc_tf, t.text)[field] += 1;
+        });
+    }
+    for heading in &document.outline {
+        doc_len[D_HEADINGS] = analyzer.analyze(&heading.text, doc_len[D_HEADINGS], |t| {
+            count(&mut doc_tf, t.text)[D_HEADINGS] += 1;
+        });
+    }
+
+    // Code, where operators are terms too, and lines whose words describe the documents
+    // they link to rather than the section they are in.
+    let scan = markdown::scan(text, body);
+    let code = code_ranges(&scan);
+    let mut router = router.to_vec();
+    router.extend(link_lines(text, body, &scan.link_ranges));
+    router.sort_unstable_by_key(|r| r.start);
+    let mut passage_code: Vec<Range<usize>> = Vec::new();
+
+    // Passages.
+    let mut passages = Vec::new();
+    for (start, end) in cuts(document, body, text.len()) {
+        let slice = &text[start..end];
+        if slice.trim().is_empty() {
+            continue;
+        }
+        let heading = document
+            .outline
+            .iter()
+            .rposition(|h| h.start as usize <= start)
+            .map_or(NO_HEADING, |i| i as u32);
+        let chunk = document
+            .chunks
+            .iter()
+            .rposition(|c| c.start as usize <= start)
+            .unwrap_or(0) as u32;
+        let mut passage_terms: TermMap<PassageTerm> = TermMap::default();
+        let mut lengths = [0u32; PASSAGE_FIELDS];
+        if heading != NO_HEADING {
+            let own = &document.outline[heading as usize];
+            lengths[P_HEADING] = analyzer.analyze(&own.text, 0, |t| {
+                count(&mut passage_terms, t.text).tf[P_HEADING] += 1;
+            });
+            for ancestor in ancestors(document, heading as usize) {
+                lengths[P_CONTEXT] =
+                    analyzer.analyze(&document.outline[ancestor].text, lengths[P_CONTEXT], |t| {
+                        count(&mut passage_terms, t.text).tf[P_CONTEXT] += 1;
+                    });
+            }
+        }
+        passage_code.clear();
+        let first = code.partition_point(|c| c.end <= start);
+        passage_code.extend(
+            code[first..]
+                .iter()
+                .take_while(|c| c.start < end)
+                .map(|c| c.start.max(start) - start..c.end.min(end) - start),
+        );
+        lengths[P_BODY] = analyzer.analyze_code(slice, 0, &passage_code, |t| {
+            let at = start + t.start;
+            let i = router.partition_point(|r| r.end <= at);
+            if router.get(i).is_some_and(|r| r.start <= at) {
+                return;
+            }
+            let entry = count(&mut passage_terms, t.text);
+            entry.tf[P_BODY] += 1;
+            entry.occurrences.push(Occurrence {
+                position: t.position,
+                offset: t.start as u32,
+            });
+        });
+        if passage_terms.is_empty() {
+            continue;
+        }
+        doc_len[D_BODY] += lengths[P_BODY];
+        for (term, entry) in &passage_terms {
+            count(&mut doc_tf, term)[D_BODY] += entry.tf[P_BODY];
+        }
+        passages.push((
+            Passage {
+                document: 0,
+                chunk,
+                heading,
+                parent: document
+                    .outline
+                    .get(heading as usize)
+                    .map_or(NO_HEADING, |h| h.parent),
+                start: start as u64,
+                end: end as u64,
+                lengths,
+            },
+            passage_terms.into_iter().collect(),
+        ));
+    }
+    DocumentTerms {
+        passages,
+        tf: doc_tf.into_iter().collect(),
+        lengths: doc_len,
     }
 }
 
@@ -460,4 +529,62 @@ pub fn ancestors(document: &Document, index: usize) -> Vec<usize> {
     }
     chain.reverse();
     chain
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::{Config, compile};
+
+    /// Several batches of documents, analysed on one thread and on four: the archive is the
+    /// same bytes (the parallel analysis is merged in document order).
+    #[test]
+    fn parallel_analysis_gives_the_same_bytes_as_one_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let (skills, docs) = (dir.path().join("skills"), dir.path().join("docs"));
+        std::fs::create_dir_all(&skills).unwrap();
+        let words = [
+            "deploy",
+            "rollback",
+            "cache",
+            "token",
+            "`read_to_string`",
+            "retry",
+            "quota",
+            "E-CAT-404",
+            "schema",
+            "shard",
+            "replica",
+            "index",
+            "lease",
+        ];
+        for d in 0..(super::BATCH * 2 + 37) {
+            let dir = docs.join(format!("area-{}", d % 7));
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut text = format!("# Page {d}\n\nAbout {}.\n", words[d % words.len()]);
+            for s in 0..(d % 4 + 1) {
+                text.push_str(&format!(
+                    "\n## Part {s} of {}\n\n{} then {} and `x -> y` ({d}).\n",
+                    words[(d + s) % words.len()],
+                    words[(d * 3 + s) % words.len()],
+                    words[(d * 7 + s * 5) % words.len()],
+                ));
+            }
+            std::fs::write(dir.join(format!("page-{d}.md")), text).unwrap();
+        }
+        let config = Config::for_dirs(&skills, &docs);
+        let bytes = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let output = pool.install(|| compile(&config)).expect("compiles");
+            assert!(output.catalog.search.passages.len() > super::BATCH * 2);
+            output.catalog_bytes()
+        };
+        let one = bytes(1);
+        assert!(
+            one == bytes(4),
+            "the archive differs between 1 and 4 threads"
+        );
+    }
 }
