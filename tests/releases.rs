@@ -653,6 +653,37 @@ async fn the_built_binary_is_a_first_release_and_prints_its_manifest() {
     // Printing it twice gives the same bytes.
     assert_eq!(common::run(&binary, &["manifest"]).stdout, output.stdout);
 
+    // With the binary's own sha256, as an air-gapped host checks it with sha256sum; such a
+    // manifest is still one the next release can be built against.
+    let with_binary = common::run(&binary, &["manifest", "--with-binary"]);
+    assert!(with_binary.status.success());
+    let with_binary: Value = serde_json::from_slice(&with_binary.stdout).unwrap();
+    let bytes = std::fs::read(&binary).unwrap();
+    use sha2::Digest;
+    let expected: String = sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        with_binary["binary"]["sha256"],
+        format!("sha256:{expected}")
+    );
+    assert_eq!(with_binary["binary"]["size"], bytes.len());
+    assert!(
+        serde_json::to_value(&manifest)
+            .unwrap()
+            .get("binary")
+            .is_none()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let previous = dir.path().join("manifest.json");
+    std::fs::write(&previous, with_binary.to_string()).unwrap();
+    let root = common::crate_root();
+    let mut config = Config::for_dirs(root.join("skills"), root.join("docs"));
+    config.previous = Some(previous);
+    let next = compile::compile(&config).expect("builds against a manifest with `binary`");
+    assert_eq!(next.catalog.history.earlier.len(), 1);
+
     let notes = common::run(&binary, &["changes"]);
     assert!(notes.status.success());
     assert!(String::from_utf8_lossy(&notes.stdout).contains("first release of its chain"));

@@ -62,7 +62,12 @@ pub enum Command {
     Fingerprint,
     /// Print this release's manifest (JSON): keep it with the release and build the next
     /// one against it with SKILLPACK_PREVIOUS=<file>.
-    Manifest,
+    Manifest {
+        /// Also record this executable's sha256 and size (it reads its own file), so that
+        /// the manifest is what an air-gapped host verifies the binary against.
+        #[arg(long)]
+        with_binary: bool,
+    },
     /// Print what changed since an earlier release as markdown, for release notes.
     Changes {
         /// The earlier release: a label, a fingerprint prefix (12+ hex digits) or a date
@@ -288,13 +293,36 @@ pub fn main(catalog: Catalog) -> ExitCode {
             println!("{}", catalog.fingerprint());
             ExitCode::SUCCESS
         }
-        Command::Manifest => manifest(&catalog),
+        Command::Manifest { with_binary } => manifest(&catalog, with_binary),
         Command::Changes { since } => changes(&catalog, since.as_deref()),
     }
 }
 
-fn manifest(catalog: &Catalog) -> ExitCode {
-    match serde_json::to_string_pretty(&cmd::changes::manifest(catalog)) {
+fn manifest(catalog: &Catalog, with_binary: bool) -> ExitCode {
+    let mut manifest = cmd::changes::manifest(catalog);
+    if with_binary {
+        // Reading the executable is fine here: this is a release-pipeline command, not
+        // `serve`, whose zero-IO guarantee is about answering agents.
+        let exe = std::env::current_exe().and_then(std::fs::read);
+        match exe {
+            Ok(bytes) => {
+                use sha2::Digest;
+                let digest = sha2::Sha256::digest(&bytes);
+                let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+                manifest.binary = Some(crate::compile::history::BinaryInfo {
+                    sha256: format!("sha256:{hex}"),
+                    size: bytes.len() as u64,
+                });
+            }
+            Err(error) => {
+                eprintln!(
+                    "error: cannot read this executable to hash it: {error} — run it from a readable path, or leave out --with-binary and record `sha256sum` of the binary beside the manifest"
+                );
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    match serde_json::to_string_pretty(&manifest) {
         Ok(text) => {
             println!("{text}");
             ExitCode::SUCCESS

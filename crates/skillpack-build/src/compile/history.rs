@@ -41,6 +41,19 @@ pub struct Manifest {
     pub skill_files: Vec<ManifestFile>,
     /// Earlier releases, newest first, each with what changed from it to this release.
     pub history: Vec<ManifestRelease>,
+    /// The release binary itself, when the manifest was printed with `--with-binary`: what
+    /// an air-gapped host checks with its own `sha256sum` (docs/pinning.md). Ignored when
+    /// the next release is built against this manifest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<BinaryInfo>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct BinaryInfo {
+    /// `sha256:<64 hex>` of the executable's bytes.
+    pub sha256: String,
+    pub size: u64,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]

@@ -679,5 +679,6 @@ pub fn manifest(catalog: &Catalog) -> Manifest {
         documents,
         skill_files,
         history,
+        binary: None,
     }
 }
