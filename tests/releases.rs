@@ -863,3 +863,58 @@ async fn three_real_binaries_over_stdio_and_http() {
     assert_eq!(over_http, since_v1);
     http.cancel().await.unwrap();
 }
+
+/// A C string that looks like the compiler's `__TIME__` (`hh:mm:ss`) or `__DATE__`
+/// (`Mmm dd yyyy`), NUL on both sides, in `bytes`.
+fn build_clock_strings(bytes: &[u8]) -> Vec<String> {
+    const MONTHS: [&[u8]; 12] = [
+        b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov",
+        b"Dec",
+    ];
+    let digit = |b: u8| b.is_ascii_digit();
+    let time = |w: &[u8]| {
+        digit(w[0])
+            && digit(w[1])
+            && w[2] == b':'
+            && digit(w[3])
+            && digit(w[4])
+            && w[5] == b':'
+            && digit(w[6])
+            && digit(w[7])
+    };
+    let date = |w: &[u8]| {
+        MONTHS.contains(&&w[..3])
+            && w[3] == b' '
+            && (w[4] == b' ' || digit(w[4]))
+            && digit(w[5])
+            && w[6] == b' '
+            && w[7..11].iter().all(|&b| digit(b))
+    };
+    let mut found = Vec::new();
+    for (len, matches) in [(8, &time as &dyn Fn(&[u8]) -> bool), (11, &date)] {
+        for window in bytes.windows(len + 2) {
+            if window[0] == 0 && window[len + 1] == 0 && matches(&window[1..=len]) {
+                found.push(String::from_utf8_lossy(&window[1..=len]).into_owned());
+            }
+        }
+    }
+    found
+}
+
+/// A plain release build embeds no build clock: mimalloc's C code prints `__DATE__` and
+/// `__TIME__`, which `.cargo/config.toml` pins (docs/pinning.md, "Verifying a binary").
+/// Without that, two builds of the same commit differ (scripts/reproducible).
+#[test]
+fn the_binary_embeds_no_build_clock() {
+    assert_eq!(
+        build_clock_strings(b"x\0Dec  1 2026\0y\000:23:31\0"),
+        ["00:23:31", "Dec  1 2026"],
+        "the scanner finds what the compiler writes"
+    );
+    let binary = std::fs::read(common::builtin_binary()).unwrap();
+    let found = build_clock_strings(&binary);
+    assert!(
+        found.is_empty(),
+        "the binary embeds a build date or time {found:?}: is .cargo/config.toml's HOST_CFLAGS in effect?"
+    );
+}
