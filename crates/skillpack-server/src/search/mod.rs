@@ -526,6 +526,17 @@ impl<'a> Index<'a> {
             if buffer.is_empty() {
                 continue;
             }
+            // Whether the document can make the page is known from its scores (a parent's
+            // share adds at most `parent_share` of the best): which sections its hits name
+            // is only worked out when it can.
+            let most = buffer.iter().map(|c| c.score).fold(f32::MIN, f32::max);
+            if most * (1.0 + params.parent_share.max(0.0)) + params.doc_weight * doc_score
+                < threshold
+            {
+                group_hits(&buffer, &mut groups);
+                total += groups.len();
+                continue;
+            }
             if params.one_name_spellings {
                 let raw = df;
                 for (i, parts) in concepts.iter().enumerate() {
@@ -758,15 +769,19 @@ fn within_document(
     df: &[u32; query::MAX_TERMS],
     section_idf: bool,
 ) {
-    let n = passages.max(1) as f32;
-    let weights = if section_idf {
-        df.map(|df| idf(passages.max(1) as usize, df))
-    } else {
-        df.map(|df| (1.0 - df as f32 / n).max(0.0))
-    };
     let stride = term_scores.len() / buffer.len().max(1);
     if stride == 0 {
         return;
+    }
+    // Only the query's terms: a logarithm per term and document is what this costs.
+    let mut weights = [0f32; query::MAX_TERMS];
+    let n = passages.max(1);
+    for (weight, &df) in weights.iter_mut().zip(df).take(stride) {
+        *weight = if section_idf {
+            idf(n as usize, df)
+        } else {
+            (1.0 - df as f32 / n as f32).max(0.0)
+        };
     }
     for (candidate, scores) in buffer.iter_mut().zip(term_scores.chunks_exact(stride)) {
         candidate.local += scores
