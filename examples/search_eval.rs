@@ -117,6 +117,8 @@ fn set_param(params: &mut Params, setting: &str) -> Result<(), String> {
         "whole_weight" => params.whole_weight = one,
         "heading_bonus" => params.heading_bonus = one,
         "parent_share" => params.parent_share = one,
+        "section_idf" => params.section_idf = one != 0.0,
+        "one_name_spellings" => params.one_name_spellings = one != 0.0,
         "passage_weights" => copy(&mut params.passage_weights, &values)?,
         "passage_b" => copy(&mut params.passage_b, &values)?,
         "doc_weights" => copy(&mut params.doc_weights, &values)?,

@@ -56,8 +56,9 @@ fn ranking_meets_its_targets() {
     assert!(ours.mrr() >= 0.88, "{}", ours.line("tuning"));
     // The target is 0.90 and is not met since no two hits may name the same chunk (issue 17's
     // friction point): a chunk holding several sections names one of them, sometimes not
-    // the one asked for (0.905 before, 0.824 after). A floor, not the target.
-    assert!(ours.section3() >= 0.80, "{}", ours.line("tuning"));
+    // the one asked for (0.905 before, 0.824 after, 0.851 with section choice by idf among
+    // the document's sections). A floor, not the target.
+    assert!(ours.section3() >= 0.83, "{}", ours.line("tuning"));
 
     let heldout = load("heldout");
     let (ours, plain) =
@@ -192,13 +193,16 @@ struct Floors {
 /// about 0.02 (R@1 0.758, R@3 0.883, MRR 0.822, section@3 0.791, 0.048 MRR over plain
 /// BM25; with `also` MRR 0.941). With the class fixes of issue 17 (identifiers, operators,
 /// local section choice, soft quotes, code weight, one hit per chunk) single-query figures
-/// rose a little (0.767 / 0.883 / 0.833 / 0.809) and fused MRR fell to 0.914, so its floor
-/// is 0.89. Raise them to the issue's targets once reached; never lower them to pass.
+/// rose a little (0.767 / 0.883 / 0.833 / 0.809) and fused MRR fell to 0.914; fusing by
+/// chunk and choosing sections by their idf in the document left single-query figures as
+/// they were and raised fused MRR to 0.928, so its floor is 0.90. The issue's targets
+/// (single query: R@1 0.85, R@3 0.95, MRR 0.90, section@3 0.90, MRR 0.05 over plain BM25)
+/// are not met. Raise the floors to the targets once reached; never lower them to pass.
 const FROZEN_FLOORS: Floors = Floors {
     recall1: 0.73,
     recall3: 0.86,
     mrr: 0.80,
     section3: 0.77,
     mrr_over_bm25: 0.025,
-    fused_mrr: 0.89,
+    fused_mrr: 0.90,
 };

@@ -10,9 +10,10 @@
 //! fused(hit) = Σ over the phrasings whose ranking holds the hit of 1 / (k + rank)
 //! ```
 //!
-//! with the textbook constant `k = 60` ([`RRF_K`], not tuned). A hit is one section of one
-//! document (as in a single ranking); it keeps the section, passage and snippet of the
-//! phrasing that ranked it best. Scores of different phrasings are never compared, only
+//! with the textbook constant `k = 60` ([`RRF_K`], not tuned). A hit is one chunk of one
+//! document, as in a single ranking, where no two hits name the same chunk: two phrasings
+//! that name different sections of one chunk vote for the same hit. It keeps the section,
+//! passage and snippet of the phrasing that ranked it best. Scores of different phrasings are never compared, only
 //! their ranks, so a phrasing with many rare words does not drown the others.
 
 use super::{Hit, Index, MAX_RESULTS, Params, Request, Results};
@@ -33,12 +34,12 @@ pub fn fuse(lists: &[Vec<Hit>]) -> Vec<Hit> {
         best: (usize, usize),
     }
     let mut fused: Vec<Fused> = Vec::new();
-    let mut at: std::collections::HashMap<(u32, Option<u32>), usize> =
-        std::collections::HashMap::new();
+    // A hit is a chunk: each single ranking names a chunk once, by its best section.
+    let mut at: std::collections::HashMap<(u32, u32), usize> = std::collections::HashMap::new();
     for (list, hits) in lists.iter().enumerate() {
         for (rank, hit) in hits.iter().enumerate() {
             let share = 1.0 / (RRF_K + (rank + 1) as f32);
-            let key = (hit.document, hit.heading);
+            let key = (hit.document, hit.chunk);
             match at.get(&key) {
                 Some(&i) => {
                     let entry = &mut fused[i];
@@ -130,7 +131,7 @@ mod tests {
         Hit {
             document,
             passage: document * 100 + heading,
-            chunk: document * 10,
+            chunk: heading,
             heading: Some(heading),
             score: 1.0,
             snippet: 0..0,
@@ -211,6 +212,27 @@ mod tests {
                 whole[limit..(2 * limit).min(whole.len())]
             );
         }
+    }
+
+    #[test]
+    fn two_sections_of_one_chunk_are_one_hit() {
+        // Two phrasings name different sections of the same chunk (a section and its
+        // subsection): one hit, with both votes, named as the better ranking names it.
+        let section = hit(1, 1);
+        let subsection = Hit {
+            heading: Some(2),
+            passage: 102,
+            ..hit(1, 1)
+        };
+        let fused = fuse(&[
+            vec![hit(3, 0), section.clone(), hit(2, 0)],
+            vec![subsection.clone(), hit(2, 0), hit(4, 0)],
+        ]);
+        let chunks: Vec<(u32, u32)> = fused.iter().map(|h| (h.document, h.chunk)).collect();
+        assert_eq!(chunks, [(1, 1), (2, 0), (3, 0), (4, 0)]);
+        let expected = 1.0 / (RRF_K + 1.0) + 1.0 / (RRF_K + 2.0);
+        assert!((fused[0].score - expected).abs() < 1e-6);
+        assert_eq!(fused[0].heading, Some(2), "named by the better ranking");
     }
 
     #[test]

@@ -109,6 +109,17 @@ pub struct Params {
     /// Share of its parent section's own score that a section adds to its own (when the
     /// parent's text matches too).
     pub parent_share: f32,
+    /// Section choice weighs a query word by its idf among the document's sections, the
+    /// BM25 idf with the document's sections as the collection (`ln(1 + (n - df + 0.5) /
+    /// (df + 0.5))`); `false`: by the share of the document's sections that lack it (0 for
+    /// a word in every section, so that sections which all hold every query word tie).
+    pub section_idf: bool,
+    /// Section choice counts an identifier or compound written in the query (`HashMap`,
+    /// `skill-creator`) as common in the document as its most common spelling, whole or
+    /// in words ("hash", "map"): docs write `HashMap` in code and "hash map" in prose, and
+    /// which of the two a section uses does not set it apart. `false`: each spelling is
+    /// counted on its own.
+    pub one_name_spellings: bool,
 }
 
 impl Default for Params {
@@ -129,6 +140,8 @@ impl Default for Params {
             whole_weight: 0.5,
             heading_bonus: 1.0,
             parent_share: 0.25,
+            section_idf: true,
+            one_name_spellings: true,
         }
     }
 }
@@ -340,6 +353,7 @@ impl<'a> Index<'a> {
         let passage_avg: [f32; PASSAGE_FIELDS] = index.passage_avg_len.map(|v| v.to_native());
         let document_avg: [f32; DOCUMENT_FIELDS] = index.document_avg_len.map(|v| v.to_native());
         let pairs = proximity_pairs(query);
+        let concepts = concepts(query);
         // Upper bounds for skipping documents that cannot make the page: BM25 saturates
         // below 1 (times idf), the heading bonus peaks on a one-word heading, and proximity
         // on adjacent words.
@@ -512,11 +526,31 @@ impl<'a> Index<'a> {
             if buffer.is_empty() {
                 continue;
             }
+            // Whether the document can make the page is known from its scores (a parent's
+            // share adds at most `parent_share` of the best): which sections its hits name
+            // is only worked out when it can.
+            let most = buffer.iter().map(|c| c.score).fold(f32::MIN, f32::max);
+            if most * (1.0 + params.parent_share.max(0.0)) + params.doc_weight * doc_score
+                < threshold
+            {
+                group_hits(&buffer, &mut groups);
+                total += groups.len();
+                continue;
+            }
+            if params.one_name_spellings {
+                let raw = df;
+                for (i, parts) in concepts.iter().enumerate() {
+                    for &j in parts {
+                        df[i] = df[i].max(raw[j]);
+                    }
+                }
+            }
             within_document(
                 &mut buffer,
                 &term_scores,
                 stats.passage_count.to_native(),
                 &df,
+                params.section_idf,
             );
             inherit_from_parents(&mut buffer, params.parent_share);
             group_hits(&buffer, &mut groups);
@@ -718,23 +752,36 @@ fn group_hits(buffer: &[Candidate], groups: &mut Vec<(usize, f32)>) {
     }
 }
 
-/// Add to each candidate's local score its term scores, each weighted by the share of the
-/// document's `passages` that lack the term (`df` counts those that hold it, in any field):
+/// Add to each candidate's local score its term scores, each weighted by how rare the term
+/// is among the document's `passages` (`df` counts those that hold it, in any field):
 /// within a document, a word every section has (the subject of the title, a parent
-/// heading) sets no section apart, and a word few sections have does. It only weighs
-/// words down, never up: a word rare in the document but common in the catalog ("one")
-/// keeps the small score its catalog idf gives it.
+/// heading) sets no section apart, and a word few sections have does. With `section_idf`
+/// the weight is the BM25 idf with the document's sections as the collection; it is small
+/// but not 0 for a word every section holds, so that when every section holds every query
+/// word (a short page) the section that holds them best (in its heading) is chosen rather
+/// than the first. Otherwise it is the share of sections that lack the word. The weight
+/// multiplies a score that carries the catalog's idf: a word rare in the document but
+/// common in the catalog ("one") keeps the small score its catalog idf gives it.
 fn within_document(
     buffer: &mut [Candidate],
     term_scores: &[f32],
     passages: u32,
     df: &[u32; query::MAX_TERMS],
+    section_idf: bool,
 ) {
-    let n = passages.max(1) as f32;
-    let weights = df.map(|df| (1.0 - df as f32 / n).max(0.0));
     let stride = term_scores.len() / buffer.len().max(1);
     if stride == 0 {
         return;
+    }
+    // Only the query's terms: a logarithm per term and document is what this costs.
+    let mut weights = [0f32; query::MAX_TERMS];
+    let n = passages.max(1);
+    for (weight, &df) in weights.iter_mut().zip(df).take(stride) {
+        *weight = if section_idf {
+            idf(n as usize, df)
+        } else {
+            (1.0 - df as f32 / n as f32).max(0.0)
+        };
     }
     for (candidate, scores) in buffer.iter_mut().zip(term_scores.chunks_exact(stride)) {
         candidate.local += scores
@@ -775,6 +822,30 @@ fn inherit_from_parents(buffer: &mut [Candidate], share: f32) {
 /// Best first; ties in catalog order, so results are deterministic.
 fn sort_candidates(candidates: &mut [Candidate]) {
     candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.passage.cmp(&b.passage)));
+}
+
+/// Per query term, the other terms that spell one of its parts (an identifier's or a
+/// compound's words: `hash` and `map` of `HashMap`); empty for plain words.
+fn concepts(query: &Query<'_>) -> Vec<Vec<usize>> {
+    use crate::analyze::TermKind;
+    query
+        .terms
+        .iter()
+        .map(|whole| {
+            if !matches!(whole.kind, TermKind::Identifier | TermKind::Compound) {
+                return Vec::new();
+            }
+            (0..query.terms.len())
+                .filter(|&j| {
+                    let part = &query.terms[j];
+                    part.text != whole.text
+                        && matches!(part.kind, TermKind::Word | TermKind::Part)
+                        && whole.span.0 <= part.span.0
+                        && part.span.1 <= whole.span.1
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Pairs of query terms that are neighbours in the query (words and identifier parts).

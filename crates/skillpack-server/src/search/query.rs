@@ -28,6 +28,9 @@ pub struct QueryTerm<'a> {
     /// Weight of the term in the score (0 for stopwords kept only for phrases).
     pub weight: f32,
     pub entry: &'a ArchivedIndexTerm,
+    /// Byte range in the query where the term is first written (an identifier's or
+    /// compound's range holds its parts' ranges).
+    pub span: (u32, u32),
 }
 
 /// A quoted phrase: term indices with their offsets from the phrase start.
@@ -256,8 +259,18 @@ pub fn parse<'a>(
         strict: phrase_ranges.len() == 1 && free.trim().is_empty(),
         ..Query::default()
     };
-    // (term, kind, position, phrase, the word as written, shape) of every analysed term.
-    let mut analysed: Vec<(String, TermKind, u32, Option<usize>, String, Shape)> = Vec::new();
+    // (term, kind, position, phrase, the word as written, shape, byte range) of every
+    // analysed term.
+    #[allow(clippy::type_complexity)]
+    let mut analysed: Vec<(
+        String,
+        TermKind,
+        u32,
+        Option<usize>,
+        String,
+        Shape,
+        (u32, u32),
+    )> = Vec::new();
     let mut position = 0;
     let mut blanked = String::new();
     for (p, range) in phrase_ranges.iter().enumerate() {
@@ -275,13 +288,22 @@ pub fn parse<'a>(
                 Some(p),
                 written,
                 shape,
+                (t.start as u32, t.end as u32),
             ));
         }) + 1;
     }
     analyzer.analyze_code(&free, position, &code, |t| {
         let written = free[t.start..t.end].to_lowercase();
         let shape = shape_at(t.start);
-        analysed.push((t.text.to_owned(), t.kind, t.position, None, written, shape));
+        analysed.push((
+            t.text.to_owned(),
+            t.kind,
+            t.position,
+            None,
+            written,
+            shape,
+            (t.start as u32, t.end as u32),
+        ));
     });
 
     let all_stopwords = analysed
@@ -289,7 +311,7 @@ pub fn parse<'a>(
         .all(|(text, kind, ..)| is_plain(*kind) && is_stopword(text));
     let mut phrases: Vec<Phrase> = vec![Phrase::default(); phrase_ranges.len()];
     let mut phrase_start: Vec<Option<u32>> = vec![None; phrase_ranges.len()];
-    for (text, kind, position, phrase, written, shape) in analysed {
+    for (text, kind, position, phrase, written, shape, span) in analysed {
         let stop = is_plain(kind) && shape == Shape::Prose && is_stopword(&text) && !all_stopwords;
         let weight = if stop {
             0.0
@@ -332,6 +354,7 @@ pub fn parse<'a>(
                     position,
                     weight,
                     entry,
+                    span,
                 });
                 query.terms.len() - 1
             }

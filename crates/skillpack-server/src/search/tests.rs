@@ -623,3 +623,81 @@ fn no_two_hits_name_the_same_chunk() {
     let (index, results) = search(&catalog, "beta gizmos hum", Kind::All, 10);
     assert_eq!(hits(&index, &results)[0].1, "beta-gizmos");
 }
+
+#[test]
+fn on_a_short_page_the_section_holding_the_words_best_is_chosen() {
+    // Every section of this one-chunk page says "return", "closure" and "function": no
+    // query word is rarer in one section than in another. Weighed by the share of sections
+    // that lack them (none), every word counts 0 and the first section is named; weighed
+    // by their idf among the sections, small and equal, the section that holds them in
+    // its heading is.
+    let catalog = compile_fixture(|write| {
+        write(
+            "docs/closures.md",
+            "# Advanced closures\n\nA function can take a closure and return a closure.\n\n\
+             ## Function pointers\n\nA function pointer is a function type; a closure can \
+             coerce to it, and a function can return it.\n\n\
+             ## Returning closures\n\nTo return a closure from a function, box it: the \
+             closure has no name.\n",
+        );
+        write(
+            "docs/other.md",
+            "# Iterators\n\nAn iterator adapter takes a closure.\n",
+        );
+    });
+    let index = Index::from(&catalog);
+    let query = "how do I return a closure from a function?";
+    let shares = Params {
+        section_idf: false,
+        ..Params::default()
+    };
+    assert_eq!(
+        first_hit(&index, query, &shares),
+        (
+            "resource://docs/closures.md".into(),
+            "advanced-closures".into()
+        )
+    );
+    assert_eq!(
+        first_hit(&index, query, &Params::default()),
+        (
+            "resource://docs/closures.md".into(),
+            "returning-closures".into()
+        )
+    );
+}
+
+#[test]
+fn an_identifier_and_its_words_are_one_name_in_section_choice() {
+    // Every section is about hash maps; one writes `HashMap`, the others "hash map". The
+    // query writes `HashMap`: which spelling a section uses does not set it apart; the
+    // section that says "insert" most does.
+    let catalog = compile_fixture(|write| {
+        write(
+            "docs/maps.md",
+            "# Hash maps\n\nA hash map stores values by key.\n\n\
+             ## Creating a hash map\n\nCreate one with `HashMap::new()`, then insert a key and its value.\n\n\
+             ## Adding a key once\n\nInsert a key into the hash map only once: a second insert \
+             of the same key is refused.\n\n\
+             ## Iterating over a hash map\n\nEach key of the hash map comes out once.\n",
+        );
+        write("docs/other.md", "# Sets\n\nA set stores keys alone.\n");
+    });
+    let index = Index::from(&catalog);
+    let query = "How do I insert a key into a HashMap?";
+    let apart = Params {
+        one_name_spellings: false,
+        ..Params::default()
+    };
+    assert_eq!(
+        first_hit(&index, query, &apart),
+        (
+            "resource://docs/maps.md".into(),
+            "creating-a-hash-map".into()
+        )
+    );
+    assert_eq!(
+        first_hit(&index, query, &Params::default()),
+        ("resource://docs/maps.md".into(), "adding-a-key-once".into())
+    );
+}
