@@ -306,11 +306,8 @@ fn manifest(catalog: &Catalog, with_binary: bool) -> ExitCode {
         let exe = std::env::current_exe().and_then(std::fs::read);
         match exe {
             Ok(bytes) => {
-                use sha2::Digest;
-                let digest = sha2::Sha256::digest(&bytes);
-                let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
                 manifest.binary = Some(crate::compile::history::BinaryInfo {
-                    sha256: format!("sha256:{hex}"),
+                    sha256: crate::compile::sha256_digest(&bytes),
                     size: bytes.len() as u64,
                 });
             }

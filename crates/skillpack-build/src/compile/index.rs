@@ -79,13 +79,15 @@ pub fn build<'a>(
     let mut document_total = [0u64; DOCUMENT_FIELDS];
     let (anchors, routers) = anchor_texts(documents, skills, &text_of);
 
-    for batch in (0..documents.len()).collect::<Vec<_>>().chunks(BATCH) {
+    for (b, batch) in documents.chunks(BATCH).enumerate() {
+        let first = b * BATCH;
         let analysed: Vec<DocumentTerms> = batch
             .par_iter()
-            .map_init(Analyzer::new, |analyzer, &d| {
-                let document = &documents[d];
+            .enumerate()
+            .map_init(Analyzer::new, |analyzer, (i, document)| {
                 let text = text_of(document);
                 let body = body_offset(document, text).min(text.len());
+                let d = first + i;
                 analyse(
                     analyzer,
                     document,
@@ -97,8 +99,8 @@ pub fn build<'a>(
                 )
             })
             .collect();
-        for (&d, document) in batch.iter().zip(analysed) {
-            let d = d as u32;
+        for (i, document) in analysed.into_iter().enumerate() {
+            let d = (first + i) as u32;
             let first_passage = passages.len() as u32;
             for (mut passage, passage_terms) in document.passages {
                 let p = passages.len() as u32;

@@ -402,6 +402,12 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// `sha256:<64 hex>` of `bytes`: the digest form of skill files in SEP-2640 manifests, and
+/// of the binary in `skillpack manifest --with-binary`.
+pub fn sha256_digest(bytes: &[u8]) -> String {
+    format!("sha256:{}", hex(&Sha256::digest(bytes)))
+}
+
 /// MIME type of a skill file, by extension. The types rmcp's `SkillCatalog` knows are
 /// spelled as it spells them (so a host sees the same type from either server); other
 /// extensions go to `mime_guess`; what neither knows is `text/plain` when the bytes are
@@ -544,7 +550,7 @@ fn bake(
                 path: f.rel.clone(),
                 mime_type,
                 document: None,
-                sha256: format!("sha256:{}", hex(&Sha256::digest(&f.bytes))),
+                sha256: sha256_digest(&f.bytes),
                 size: f.bytes.len() as u64,
                 content: span,
                 is_text,
