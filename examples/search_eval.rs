@@ -12,7 +12,10 @@
 //!
 //! Run it with `scripts/search-eval` (see `--help` there). Each line of a split is
 //! `question<TAB>document URI<TAB>anchor` (the anchor may be empty when the question names
-//! no section); the frozen split adds `<TAB>kind`.
+//! no section); the frozen split adds `<TAB>kind`, and in the tuning and held-out splits
+//! `<TAB>everyday` marks a question in a newcomer's everyday words (reported apart as well
+//! as in the split). `--questions FILE` evaluates a file of your own in the same format
+//! over `--corpus` (shared by default), with `--verbose` listing its misses.
 //!
 //! Metrics, per split:
 //! - recall@1 / recall@3: the expected document is the first hit / among the first three;
@@ -41,6 +44,8 @@ struct Options {
     verbose: bool,
     outline: bool,
     query: Option<String>,
+    /// A questions file to evaluate over `corpus` instead of the splits.
+    questions: Option<PathBuf>,
     params: Params,
 }
 
@@ -52,6 +57,7 @@ fn parse_args() -> Result<Options, String> {
         verbose: false,
         outline: false,
         query: None,
+        questions: None,
         params: Params::default(),
     };
     let mut args = std::env::args().skip(1);
@@ -78,6 +84,9 @@ fn parse_args() -> Result<Options, String> {
             "--verbose" => options.verbose = true,
             "--outline" => options.outline = true,
             "--query" => options.query = Some(args.next().ok_or("--query takes a query")?),
+            "--questions" => {
+                options.questions = Some(args.next().ok_or("--questions takes a file")?.into())
+            }
             "--param" => {
                 let setting = args.next().ok_or("--param takes name=value")?;
                 set_param(&mut options.params, &setting)?;
@@ -86,7 +95,8 @@ fn parse_args() -> Result<Options, String> {
                 return Err(
                     "usage: search-eval [--split tuning|heldout|frozen|all] [--paraphrases] \
                             [--verbose] [--param name=value]... \
-                            [--corpus shared|frozen] [--query Q] [--outline]"
+                            [--corpus shared|frozen] [--query Q] [--outline] \
+                            [--questions FILE]"
                         .into(),
                 );
             }
@@ -199,6 +209,30 @@ fn run(options: &Options) -> Result<(), String> {
         }
         return Ok(());
     }
+    if let Some(path) = &options.questions {
+        let Some((archive_bytes, content)) = compile(&root, &options.corpus)? else {
+            return Err("no corpora to evaluate over".into());
+        };
+        let index = eval::index(&archive_bytes, &content);
+        let baseline = Baseline::new(&index);
+        let questions = eval::load(path);
+        let problems = eval::check(&index, &questions, false);
+        if !problems.is_empty() {
+            return Err(format!("{}:\n{}", path.display(), problems.join("\n")));
+        }
+        let (ours, plain) =
+            eval::evaluate(&index, &baseline, &questions, &options.params, |miss| {
+                if options.verbose {
+                    print_miss(&index, &miss);
+                }
+            })?;
+        let name = path
+            .file_name()
+            .map_or("questions".into(), |n| n.to_string_lossy());
+        println!("{}", ours.line(&format!("{name} / skillpack")));
+        println!("{}", plain.line(&format!("{name} / plain BM25 (doc)")));
+        return Ok(());
+    }
 
     println!(
         "{:<44} {:>3}  {:>8}  {:>8}  {:>6}  section@3",
@@ -231,6 +265,22 @@ fn run(options: &Options) -> Result<(), String> {
             println!("{}", plain.line(&format!("{split} / plain BM25 (doc)")));
             whole.merge(&ours);
             whole_plain.merge(&plain);
+            // The questions in a newcomer's everyday words (added later, fourth column) and
+            // the others, apart: the two kinds behave differently.
+            for (everyday, label) in [(false, "the others"), (true, "everyday words")] {
+                let part: Vec<eval::Question> = questions
+                    .iter()
+                    .filter(|q| (q.kind == "everyday") == everyday)
+                    .cloned()
+                    .collect();
+                if part.len() == questions.len() || part.is_empty() {
+                    continue;
+                }
+                let (ours, plain) =
+                    eval::evaluate(&index, &baseline, &part, &options.params, |_| {})?;
+                println!("{}", ours.line(&format!("  {label} / skillpack")));
+                println!("{}", plain.line(&format!("  {label} / plain BM25 (doc)")));
+            }
         }
         if shared.len() > 1 {
             println!("{}", whole.line("tuning+heldout / skillpack"));
