@@ -8,7 +8,8 @@
 //!   evaluated, never inspected question by question and never used to choose a parameter.
 //!   Its figures are also given per kind of question, and with `--paraphrases` with each
 //!   question's alternative phrasings (`frozen-paraphrases.tsv`) fused as `catalog_search`
-//!   fuses its `also` list.
+//!   fuses its `also` list; the tuning and held-out splits likewise, with
+//!   `tuning-paraphrases.tsv` and `heldout-paraphrases.tsv`.
 //!
 //! Run it with `scripts/search-eval` (see `--help` there). Each line of a split is
 //! `question<TAB>document URI<TAB>anchor` (the anchor may be empty when the question names
@@ -249,6 +250,7 @@ fn run(options: &Options) -> Result<(), String> {
         let index = eval::index(&archive_bytes, &content);
         let baseline = Baseline::new(&index);
         let (mut whole, mut whole_plain) = (eval::Scores::default(), eval::Scores::default());
+        let (mut fused, mut fused_plain) = (eval::Scores::default(), eval::Scores::default());
         for split in &shared {
             let questions = eval::load(&root.join(format!("benches/relevance/{split}.tsv")));
             // Per-question detail only for the tuning split: the held-out third is only
@@ -265,6 +267,24 @@ fn run(options: &Options) -> Result<(), String> {
             println!("{}", plain.line(&format!("{split} / plain BM25 (doc)")));
             whole.merge(&ours);
             whole_plain.merge(&plain);
+            let paraphrases = options.paraphrases.then(|| {
+                eval::load_paraphrases(
+                    &root.join(format!("benches/relevance/{split}-paraphrases.tsv")),
+                )
+            });
+            if let Some(paraphrases) = &paraphrases {
+                let (ours, plain) = eval::evaluate_fused(
+                    &index,
+                    &baseline,
+                    &questions,
+                    paraphrases,
+                    &options.params,
+                )?;
+                println!("{}", ours.line(&format!("{split} / skillpack + also")));
+                println!("{}", plain.line(&format!("{split} / plain BM25 + also")));
+                fused.merge(&ours);
+                fused_plain.merge(&plain);
+            }
             // The questions in a newcomer's everyday words (added later, fourth column) and
             // the others, apart: the two kinds behave differently.
             for (everyday, label) in [(false, "the others"), (true, "everyday words")] {
@@ -280,11 +300,26 @@ fn run(options: &Options) -> Result<(), String> {
                     eval::evaluate(&index, &baseline, &part, &options.params, |_| {})?;
                 println!("{}", ours.line(&format!("  {label} / skillpack")));
                 println!("{}", plain.line(&format!("  {label} / plain BM25 (doc)")));
+                if let Some(paraphrases) = &paraphrases {
+                    let (ours, plain) = eval::evaluate_fused(
+                        &index,
+                        &baseline,
+                        &part,
+                        paraphrases,
+                        &options.params,
+                    )?;
+                    println!("{}", ours.line(&format!("  {label} / skillpack + also")));
+                    println!("{}", plain.line(&format!("  {label} / plain BM25 + also")));
+                }
             }
         }
         if shared.len() > 1 {
             println!("{}", whole.line("tuning+heldout / skillpack"));
             println!("{}", whole_plain.line("tuning+heldout / plain BM25 (doc)"));
+            if options.paraphrases {
+                println!("{}", fused.line("tuning+heldout / skillpack + also"));
+                println!("{}", fused_plain.line("tuning+heldout / plain BM25 + also"));
+            }
         }
     }
     if options.splits.iter().any(|s| s == eval::FROZEN) {

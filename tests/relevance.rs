@@ -43,10 +43,23 @@ fn ranking_meets_its_targets() {
     let root = common::crate_root();
     let load = |split: &str| eval::load(&root.join(format!("benches/relevance/{split}.tsv")));
 
+    let paraphrases_of = |split: &str| {
+        eval::load_paraphrases(&root.join(format!("benches/relevance/{split}-paraphrases.tsv")))
+    };
     for split in eval::SPLITS {
         let questions = load(split);
         let problems = eval::check(&index, &questions, false);
         assert!(problems.is_empty(), "{split}.tsv:\n{}", problems.join("\n"));
+        let paraphrases = paraphrases_of(split);
+        for q in &questions {
+            let phrasings = paraphrases.get(&q.text);
+            assert_eq!(phrasings.map(Vec::len), Some(2), "{split}: {:?}", q.text);
+        }
+        assert_eq!(
+            paraphrases.len(),
+            questions.len(),
+            "{split}: a paraphrase of no question"
+        );
         for q in &questions {
             assert!(
                 q.kind.is_empty() || q.kind == "everyday",
@@ -92,6 +105,37 @@ fn ranking_meets_its_targets() {
         "{}",
         ours.line("heldout")
     );
+
+    // With an agent's rephrasings fused (`also`, written from the question alone), every
+    // split finds more than its query alone, and stays ahead of plain BM25 fused the same
+    // way (counting votes by chunk only, tuning fell to 0.857 against BM25's 0.909).
+    for split in eval::SPLITS {
+        let questions = load(split);
+        let paraphrases = paraphrases_of(split);
+        let (single, _) =
+            eval::evaluate(&index, &baseline, &questions, &Params::default(), |_| {}).unwrap();
+        let (fused, plain) = eval::evaluate_fused(
+            &index,
+            &baseline,
+            &questions,
+            &paraphrases,
+            &Params::default(),
+        )
+        .unwrap();
+        eprintln!(
+            "{}\n{}",
+            fused.line(&format!("{split} / skillpack + also")),
+            plain.line(&format!("{split} / plain BM25 + also"))
+        );
+        assert!(fused.mrr() >= single.mrr(), "{}", fused.line(split));
+        assert!(fused.recall3() >= single.recall3(), "{}", fused.line(split));
+        assert!(
+            fused.mrr() >= plain.mrr() + 0.03,
+            "{}\n{}",
+            fused.line(split),
+            plain.line("plain BM25 + also")
+        );
+    }
 }
 
 /// The ranking skips documents whose best possible score cannot make the page (a bound that
@@ -213,7 +257,9 @@ struct Floors {
 /// local section choice, soft quotes, code weight, one hit per chunk) single-query figures
 /// rose a little (0.767 / 0.883 / 0.833 / 0.809) and fused MRR fell to 0.914; fusing by
 /// chunk and choosing sections by their idf in the document left single-query figures as
-/// they were and raised fused MRR to 0.928, so its floor is 0.90. The targets
+/// they were and raised fused MRR to 0.928, so its floor is 0.90; counting fused votes by
+/// document as well (chosen on the tuning split's agent-written rephrasings) left it at
+/// 0.929, and the floor rose to 0.91. The targets
 /// (single query: R@1 0.85, R@3 0.95, MRR 0.90, section@3 0.90, MRR 0.05 over plain BM25)
 /// are not met. Raise the floors to the targets once reached; never lower them to pass.
 const FROZEN_FLOORS: Floors = Floors {
@@ -222,5 +268,5 @@ const FROZEN_FLOORS: Floors = Floors {
     mrr: 0.80,
     section3: 0.77,
     mrr_over_bm25: 0.025,
-    fused_mrr: 0.90,
+    fused_mrr: 0.91,
 };

@@ -13,8 +13,21 @@
 //! with the textbook constant `k = 60` ([`RRF_K`], not tuned). A hit is one chunk of one
 //! document, as in a single ranking, where no two hits name the same chunk: two phrasings
 //! that name different sections of one chunk vote for the same hit. It keeps the section,
-//! passage and snippet of the phrasing that ranked it best. Scores of different phrasings are never compared, only
-//! their ranks, so a phrasing with many rare words does not drown the others.
+//! passage and snippet of the phrasing that ranked it best.
+//!
+//! Votes are also counted by document: a document's rank in a ranking is the rank of its
+//! first hit there, and a document's best chunk takes the document's fused score (its
+//! other chunks keep their own, so one ranking fused alone keeps its order). Phrasings in different words often land in
+//! different chunks of the page that answers: a rephrasing finds the section named by
+//! its technical term, the question the section with the user's example. Counted by chunk
+//! alone, their votes split and a page that one phrasing alone ranks first wins; counted
+//! by document, they agree. On the shared splits with agent-written rephrasings this took
+//! fused MRR from 0.857 to 0.970 (tuning) and from 0.887 to 0.950 (held-out).
+//!
+//! Scores of different phrasings are never compared, only their ranks, so a phrasing with
+//! many rare words does not drown the others.
+
+use std::collections::HashMap;
 
 use super::{Hit, Index, MAX_RESULTS, Params, Request, Results};
 
@@ -35,10 +48,17 @@ pub fn fuse(lists: &[Vec<Hit>]) -> Vec<Hit> {
     }
     let mut fused: Vec<Fused> = Vec::new();
     // A hit is a chunk: each single ranking names a chunk once, by its best section.
-    let mut at: std::collections::HashMap<(u32, u32), usize> = std::collections::HashMap::new();
+    let mut at: HashMap<(u32, u32), usize> = HashMap::new();
+    // Per document, its votes as a document: in each list, the rank of its first hit.
+    let mut documents: HashMap<u32, f32> = HashMap::new();
     for (list, hits) in lists.iter().enumerate() {
+        let mut seen: Vec<u32> = Vec::new();
         for (rank, hit) in hits.iter().enumerate() {
             let share = 1.0 / (RRF_K + (rank + 1) as f32);
+            if !seen.contains(&hit.document) {
+                seen.push(hit.document);
+                *documents.entry(hit.document).or_default() += share;
+            }
             let key = (hit.document, hit.chunk);
             match at.get(&key) {
                 Some(&i) => {
@@ -60,13 +80,25 @@ pub fn fuse(lists: &[Vec<Hit>]) -> Vec<Hit> {
             }
         }
     }
-    fused.sort_by(|a, b| {
+    let order = |a: &Fused, b: &Fused| {
         b.score
             .total_cmp(&a.score)
             .then(a.best.cmp(&b.best))
             .then(a.hit.document.cmp(&b.hit.document))
             .then(a.hit.passage.cmp(&b.hit.passage))
-    });
+    };
+    // Each document's best chunk carries the document's votes: phrasings that find one
+    // document agree even when they name different chunks of it. Its other chunks keep
+    // their own votes, which are never more than the document's.
+    fused.sort_by(order);
+    let mut named: Vec<u32> = Vec::new();
+    for entry in &mut fused {
+        if !named.contains(&entry.hit.document) {
+            named.push(entry.hit.document);
+            entry.score = documents[&entry.hit.document];
+        }
+    }
+    fused.sort_by(order);
     fused.truncate(MAX_RESULTS);
     fused
         .into_iter()
@@ -233,6 +265,34 @@ mod tests {
         let expected = 1.0 / (RRF_K + 1.0) + 1.0 / (RRF_K + 2.0);
         assert!((fused[0].score - expected).abs() < 1e-6);
         assert_eq!(fused[0].heading, Some(2), "named by the better ranking");
+    }
+
+    #[test]
+    fn phrasings_that_find_one_document_in_different_chunks_agree() {
+        // Each phrasing ranks another page first and document 1 second, each time by a
+        // different chunk: by chunk, three single votes at rank 2 lose to each rank 1; by
+        // document, document 1 has three votes.
+        let fused = fuse(&[
+            vec![hit(2, 0), hit(1, 0)],
+            vec![hit(3, 0), hit(1, 1)],
+            vec![hit(4, 0), hit(1, 2)],
+        ]);
+        assert_eq!(fused[0].document, 1, "{fused:?}");
+        assert_eq!(
+            fused[0].chunk, 0,
+            "named by the query's chunk (earliest list)"
+        );
+        let expected = 3.0 / (RRF_K + 2.0);
+        // One ranking alone keeps its order, several hits of one document included.
+        let list = vec![hit(1, 0), hit(1, 1), hit(2, 0), hit(1, 2), hit(3, 0)];
+        let alone: Vec<(u32, u32)> = fuse(std::slice::from_ref(&list))
+            .iter()
+            .map(|h| (h.document, h.chunk))
+            .collect();
+        assert_eq!(alone, [(1, 0), (1, 1), (2, 0), (1, 2), (3, 0)]);
+        assert!((fused[0].score - expected).abs() < 1e-6);
+        let order: Vec<(u32, u32)> = fused.iter().map(|h| (h.document, h.chunk)).collect();
+        assert_eq!(order, [(1, 0), (2, 0), (3, 0), (4, 0), (1, 1), (1, 2)]);
     }
 
     #[test]
