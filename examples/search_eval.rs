@@ -8,8 +8,9 @@
 //!   evaluated, never inspected question by question and never used to choose a parameter.
 //!   Its figures are also given per kind of question, and with `--paraphrases` with each
 //!   question's alternative phrasings (`frozen-paraphrases.tsv`) fused as `catalog_search`
-//!   fuses its `also` list; the tuning and held-out splits likewise, with
-//!   `tuning-paraphrases.tsv` and `heldout-paraphrases.tsv`.
+//!   fuses its `also` list, and with the rephrasings of an agent that saw only the question
+//!   (`frozen-paraphrases-agent.tsv`); the tuning and held-out splits likewise, with
+//!   `tuning-paraphrases.tsv` and `heldout-paraphrases.tsv` (also an agent's).
 //!
 //! Run it with `scripts/search-eval` (see `--help` there). Each line of a split is
 //! `question<TAB>document URI<TAB>anchor` (the anchor may be empty when the question names
@@ -345,6 +346,10 @@ fn frozen(root: &Path, options: &Options) -> Result<(), String> {
     let paraphrases = options
         .paraphrases
         .then(|| eval::load_paraphrases(&root.join("benches/relevance/frozen-paraphrases.tsv")));
+    // Rephrasings by an agent that saw only the question (the ones above are the author's).
+    let agent = options.paraphrases.then(|| {
+        eval::load_paraphrases(&root.join("benches/relevance/frozen-paraphrases-agent.tsv"))
+    });
     let report = |name: &str, questions: &[eval::Question]| -> Result<(), String> {
         let (ours, plain) = eval::evaluate(&index, &baseline, questions, &options.params, |_| {})?;
         println!("{}", ours.line(&format!("{name} / skillpack")));
@@ -354,6 +359,18 @@ fn frozen(root: &Path, options: &Options) -> Result<(), String> {
                 eval::evaluate_fused(&index, &baseline, questions, paraphrases, &options.params)?;
             println!("{}", ours.line(&format!("{name} / skillpack + also")));
             println!("{}", plain.line(&format!("{name} / plain BM25 + also")));
+        }
+        if let Some(agent) = &agent {
+            let (ours, plain) =
+                eval::evaluate_fused(&index, &baseline, questions, agent, &options.params)?;
+            println!(
+                "{}",
+                ours.line(&format!("{name} / skillpack + also (agent)"))
+            );
+            println!(
+                "{}",
+                plain.line(&format!("{name} / plain BM25 + also (agent)"))
+            );
         }
         Ok(())
     };

@@ -238,6 +238,23 @@ fn frozen_split_keeps_its_floors() {
     eprintln!("{}", fused.line("frozen / skillpack + also"));
     assert!(fused.recall3() >= ours.recall3(), "{}", fused.line("fused"));
     assert!(fused.mrr() >= floor.fused_mrr, "{}", fused.line("fused"));
+
+    // The same with the rephrasings of an agent that saw only the question.
+    let agent =
+        eval::load_paraphrases(&root.join("benches/relevance/frozen-paraphrases-agent.tsv"));
+    for q in &questions {
+        assert_eq!(agent.get(&q.text).map(Vec::len), Some(2), "{:?}", q.text);
+    }
+    assert_eq!(
+        agent.len(),
+        questions.len(),
+        "an agent paraphrase of no question"
+    );
+    let (fused, _) =
+        eval::evaluate_fused(&index, &baseline, &questions, &agent, &Params::default()).unwrap();
+    eprintln!("{}", fused.line("frozen / skillpack + also (agent)"));
+    assert!(fused.recall3() >= ours.recall3(), "{}", fused.line("fused"));
+    assert!(fused.mrr() >= floor.fused_mrr, "{}", fused.line("fused"));
 }
 
 struct Floors {
@@ -259,7 +276,8 @@ struct Floors {
 /// chunk and choosing sections by their idf in the document left single-query figures as
 /// they were and raised fused MRR to 0.928, so its floor is 0.90; counting fused votes by
 /// document as well (chosen on the tuning split's agent-written rephrasings) left it at
-/// 0.929, and the floor rose to 0.91. The targets
+/// 0.929, and the floor rose to 0.91 (0.935 with an agent's rephrasings, which must keep it
+/// too). The targets
 /// (single query: R@1 0.85, R@3 0.95, MRR 0.90, section@3 0.90, MRR 0.05 over plain BM25)
 /// are not met. Raise the floors to the targets once reached; never lower them to pass.
 const FROZEN_FLOORS: Floors = Floors {
