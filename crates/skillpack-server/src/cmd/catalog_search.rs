@@ -56,9 +56,11 @@ fn define(catalog: &Catalog) -> Tool {
          dropped as common words; operators in code (-> !, ?, @) are matched in the \
          catalog's code. Words in \"double quotes\" rank sections holding that exact phrase \
          higher; a query that is nothing but one quoted phrase returns only sections holding \
-         it. When the user's words may not be the docs' words (everyday words for a \
-         technical term, a pasted error), add 1–{MAX_ALSO_SUGGESTED} rephrasings in likely \
-         technical terms as `also`: each is searched too and the rankings are fused. \
+         it. For a question in natural language, and above all when the user's words may not \
+         be the docs' words (everyday words for a technical term), add \
+         1–{MAX_ALSO_SUGGESTED} rephrasings in likely technical terms as `also`: each is \
+         searched too and the rankings are fused, which puts the answering page first far \
+         more often than the question alone. \
          `total` counts every section sharing a word with the query (how common the words \
          are, not how many sections answer): judge hits by rank, score and snippet. Pages \
          hold {SEARCH_DEFAULT_LIMIT} hits unless `limit` says otherwise: while has_more is \
@@ -442,7 +444,7 @@ fn also_schema() -> Value {
         "type": "array",
         "maxItems": MAX_ALSO,
         "items": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_BYTES},
-        "description": format!("Other phrasings of the same need, at most {MAX_ALSO} (each at most {MAX_QUERY_BYTES} bytes): when the user's words may not be the docs' words, add 1–{MAX_ALSO_SUGGESTED} rephrasings in likely technical terms. Each is searched like `query` and the rankings are fused (reciprocal rank fusion): pages that several phrasings find rank higher, even through different sections. Omitted means the query alone.")
+        "description": format!("Other phrasings of the same need, at most {MAX_ALSO} (each at most {MAX_QUERY_BYTES} bytes): for a question in natural language, and above all when the user's words may not be the docs' words, add 1–{MAX_ALSO_SUGGESTED} rephrasings in likely technical terms. Each is searched like `query` and the rankings are fused (reciprocal rank fusion): pages that several phrasings find rank higher, even through different sections. Omitted means the query alone.")
     })
 }
 
