@@ -178,6 +178,28 @@ fn bench(c: &mut Criterion) {
             b.iter(|| black_box(index.search(black_box(&request))))
         });
     }
+    // A question with two rephrasings fused (`also`): three rankings, each to the 200
+    // reachable hits, then fusion.
+    let question = &queries[2].1;
+    let phrasings = [
+        format!("{} {}", word(150), word(900)),
+        format!("{} {} {}", word(12), word(2500), word(60)),
+    ];
+    let also: Vec<&str> = phrasings.iter().map(String::as_str).collect();
+    let request = Request {
+        query: question,
+        kind: Kind::All,
+        offset: 0,
+        limit: 10,
+        also: &also,
+    };
+    eprintln!(
+        "question_also: {question:?} + {also:?} → {} hits",
+        index.search(&request).total
+    );
+    group.bench_function("question_also", |b| {
+        b.iter(|| black_box(index.search(black_box(&request))))
+    });
     group.finish();
 }
 
