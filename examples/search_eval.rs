@@ -273,16 +273,23 @@ fn run(options: &Options) -> Result<(), String> {
                     &root.join(format!("benches/relevance/{split}-paraphrases.tsv")),
                 )
             });
-            if let Some(paraphrases) = &paraphrases {
+            // The questions with their phrasings fused, printed as `label`.
+            let report_fused = |label: &str, questions: &[eval::Question]| {
+                let Some(paraphrases) = &paraphrases else {
+                    return Ok(None);
+                };
                 let (ours, plain) = eval::evaluate_fused(
                     &index,
                     &baseline,
-                    &questions,
+                    questions,
                     paraphrases,
                     &options.params,
                 )?;
-                println!("{}", ours.line(&format!("{split} / skillpack + also")));
-                println!("{}", plain.line(&format!("{split} / plain BM25 + also")));
+                println!("{}", ours.line(&format!("{label} / skillpack + also")));
+                println!("{}", plain.line(&format!("{label} / plain BM25 + also")));
+                Ok::<_, String>(Some((ours, plain)))
+            };
+            if let Some((ours, plain)) = report_fused(split, &questions)? {
                 fused.merge(&ours);
                 fused_plain.merge(&plain);
             }
@@ -301,17 +308,7 @@ fn run(options: &Options) -> Result<(), String> {
                     eval::evaluate(&index, &baseline, &part, &options.params, |_| {})?;
                 println!("{}", ours.line(&format!("  {label} / skillpack")));
                 println!("{}", plain.line(&format!("  {label} / plain BM25 (doc)")));
-                if let Some(paraphrases) = &paraphrases {
-                    let (ours, plain) = eval::evaluate_fused(
-                        &index,
-                        &baseline,
-                        &part,
-                        paraphrases,
-                        &options.params,
-                    )?;
-                    println!("{}", ours.line(&format!("  {label} / skillpack + also")));
-                    println!("{}", plain.line(&format!("  {label} / plain BM25 + also")));
-                }
+                report_fused(&format!("  {label}"), &part)?;
             }
         }
         if shared.len() > 1 {

@@ -50,16 +50,8 @@ fn ranking_meets_its_targets() {
         let questions = load(split);
         let problems = eval::check(&index, &questions, false);
         assert!(problems.is_empty(), "{split}.tsv:\n{}", problems.join("\n"));
-        let paraphrases = paraphrases_of(split);
-        for q in &questions {
-            let phrasings = paraphrases.get(&q.text);
-            assert_eq!(phrasings.map(Vec::len), Some(2), "{split}: {:?}", q.text);
-        }
-        assert_eq!(
-            paraphrases.len(),
-            questions.len(),
-            "{split}: a paraphrase of no question"
-        );
+        let problems = eval::check_paraphrases(&questions, &paraphrases_of(split));
+        assert!(problems.is_empty(), "{split}:\n{}", problems.join("\n"));
         for q in &questions {
             assert!(
                 q.kind.is_empty() || q.kind == "everyday",
@@ -196,15 +188,8 @@ fn frozen_split_keeps_its_floors() {
     }
     let paraphrases =
         eval::load_paraphrases(&root.join("benches/relevance/frozen-paraphrases.tsv"));
-    for q in &questions {
-        let phrasings = paraphrases.get(&q.text);
-        assert_eq!(phrasings.map(Vec::len), Some(2), "{:?}", q.text);
-    }
-    assert_eq!(
-        paraphrases.len(),
-        questions.len(),
-        "a paraphrase of no question"
-    );
+    let problems = eval::check_paraphrases(&questions, &paraphrases);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 
     let baseline = eval::Baseline::new(&index);
     let (ours, plain) =
@@ -242,14 +227,8 @@ fn frozen_split_keeps_its_floors() {
     // The same with the rephrasings of an agent that saw only the question.
     let agent =
         eval::load_paraphrases(&root.join("benches/relevance/frozen-paraphrases-agent.tsv"));
-    for q in &questions {
-        assert_eq!(agent.get(&q.text).map(Vec::len), Some(2), "{:?}", q.text);
-    }
-    assert_eq!(
-        agent.len(),
-        questions.len(),
-        "an agent paraphrase of no question"
-    );
+    let problems = eval::check_paraphrases(&questions, &agent);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
     let (fused, _) =
         eval::evaluate_fused(&index, &baseline, &questions, &agent, &Params::default()).unwrap();
     eprintln!("{}", fused.line("frozen / skillpack + also (agent)"));

@@ -472,6 +472,25 @@ pub fn evaluate_by<'q>(
     Ok((ours, plain))
 }
 
+/// Every question has exactly two alternative phrasings and every phrasing's question is
+/// in the split: the problems, one line each.
+pub fn check_paraphrases(
+    questions: &[Question],
+    paraphrases: &HashMap<String, Vec<String>>,
+) -> Vec<String> {
+    let mut problems: Vec<String> = questions
+        .iter()
+        .filter(|q| paraphrases.get(&q.text).map(Vec::len) != Some(2))
+        .map(|q| format!("{:?} has no two phrasings", q.text))
+        .collect();
+    for asked in paraphrases.keys() {
+        if !questions.iter().any(|q| &q.text == asked) {
+            problems.push(format!("{asked:?} is rephrased but not asked"));
+        }
+    }
+    problems
+}
+
 /// Every question's document and section exist in the build, and its kind (when the
 /// split has kinds) is one of [`KINDS`]: the problems, one line each.
 pub fn check(index: &Index<'_>, questions: &[Question], with_kinds: bool) -> Vec<String> {
