@@ -234,6 +234,11 @@ fn frozen_split_keeps_its_floors() {
     eprintln!("{}", fused.line("frozen / skillpack + also (agent)"));
     assert!(fused.recall3() >= ours.recall3(), "{}", fused.line("fused"));
     assert!(fused.mrr() >= floor.fused_mrr, "{}", fused.line("fused"));
+    // With an agent's rephrasings, the recall and MRR targets hold on content the
+    // ranking was never tuned on (0.892 / 0.983 / 0.935); section@3 (0.873) does not yet.
+    assert!(fused.recall1() >= 0.85, "{}", fused.line("fused"));
+    assert!(fused.recall3() >= 0.95, "{}", fused.line("fused"));
+    assert!(fused.mrr() >= 0.90, "{}", fused.line("fused"));
 }
 
 struct Floors {
