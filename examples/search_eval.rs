@@ -340,34 +340,30 @@ fn frozen(root: &Path, options: &Options) -> Result<(), String> {
     if !problems.is_empty() {
         return Err(format!("frozen.tsv:\n{}", problems.join("\n")));
     }
-    let paraphrases = options
-        .paraphrases
-        .then(|| eval::load_paraphrases(&root.join("benches/relevance/frozen-paraphrases.tsv")));
-    // Rephrasings by an agent that saw only the question (the ones above are the author's).
-    let agent = options.paraphrases.then(|| {
-        eval::load_paraphrases(&root.join("benches/relevance/frozen-paraphrases-agent.tsv"))
-    });
+    // The author's rephrasings, and those of an agent that saw only the question.
+    let rephrasings: Vec<(&str, _)> = if options.paraphrases {
+        [
+            ("also", "frozen-paraphrases.tsv"),
+            ("also (agent)", "frozen-paraphrases-agent.tsv"),
+        ]
+        .into_iter()
+        .map(|(label, file)| {
+            let path = root.join("benches/relevance").join(file);
+            (label, eval::load_paraphrases(&path))
+        })
+        .collect()
+    } else {
+        Vec::new()
+    };
     let report = |name: &str, questions: &[eval::Question]| -> Result<(), String> {
         let (ours, plain) = eval::evaluate(&index, &baseline, questions, &options.params, |_| {})?;
         println!("{}", ours.line(&format!("{name} / skillpack")));
         println!("{}", plain.line(&format!("{name} / plain BM25 (doc)")));
-        if let Some(paraphrases) = &paraphrases {
+        for (label, paraphrases) in &rephrasings {
             let (ours, plain) =
                 eval::evaluate_fused(&index, &baseline, questions, paraphrases, &options.params)?;
-            println!("{}", ours.line(&format!("{name} / skillpack + also")));
-            println!("{}", plain.line(&format!("{name} / plain BM25 + also")));
-        }
-        if let Some(agent) = &agent {
-            let (ours, plain) =
-                eval::evaluate_fused(&index, &baseline, questions, agent, &options.params)?;
-            println!(
-                "{}",
-                ours.line(&format!("{name} / skillpack + also (agent)"))
-            );
-            println!(
-                "{}",
-                plain.line(&format!("{name} / plain BM25 + also (agent)"))
-            );
+            println!("{}", ours.line(&format!("{name} / skillpack + {label}")));
+            println!("{}", plain.line(&format!("{name} / plain BM25 + {label}")));
         }
         Ok(())
     };

@@ -157,6 +157,14 @@ fn uris(changes: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// What v3 says changed since v1: v2's edit, new doc and skill file, and v3's removal.
+const V3_SINCE_V1: &[(&str, &str)] = &[
+    ("resource://docs/guide.md", "changed"),
+    ("resource://docs/new.md", "added"),
+    ("resource://docs/old.md", "removed"),
+    ("skill://pdf/templates/form.txt", "added"),
+];
+
 fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
     list.iter()
         .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
@@ -218,15 +226,7 @@ async fn three_releases_know_what_changed_since_each_earlier_one() {
     );
     let since_v1 = read_json(&client, "resource://catalog/changes/v1").await;
     assert_eq!(since_v1["since"]["label"], "v1");
-    assert_eq!(
-        uris(&since_v1),
-        pairs(&[
-            ("resource://docs/guide.md", "changed"),
-            ("resource://docs/new.md", "added"),
-            ("resource://docs/old.md", "removed"),
-            ("skill://pdf/templates/form.txt", "added"),
-        ])
-    );
+    assert_eq!(uris(&since_v1), pairs(V3_SINCE_V1));
     assert_eq!(
         entry(&since_v1, "resource://docs/guide.md")["read"],
         json!(["resource://docs/guide.md#install"])
@@ -765,15 +765,7 @@ async fn three_real_binaries_over_stdio_and_http() {
         pairs(&[("resource://docs/old.md", "removed")])
     );
     let since_v1 = read_json(&client, "resource://catalog/changes/v1").await;
-    assert_eq!(
-        uris(&since_v1),
-        pairs(&[
-            ("resource://docs/guide.md", "changed"),
-            ("resource://docs/new.md", "added"),
-            ("resource://docs/old.md", "removed"),
-            ("skill://pdf/templates/form.txt", "added"),
-        ])
-    );
+    assert_eq!(uris(&since_v1), pairs(V3_SINCE_V1));
     assert_eq!(
         entry(&since_v1, "resource://docs/guide.md")["sections"],
         json!([{"anchor": "install", "change": "changed", "uri": "resource://docs/guide.md#install"}])
