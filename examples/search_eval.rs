@@ -274,7 +274,7 @@ fn run(options: &Options) -> Result<(), String> {
                 )
             });
             // The questions with their phrasings fused, printed as `label`.
-            let report_fused = |label: &str, questions: &[eval::Question]| {
+            let report_fused = |label: &str, questions: &[eval::Question], verbose: bool| {
                 let Some(paraphrases) = &paraphrases else {
                     return Ok(None);
                 };
@@ -284,12 +284,18 @@ fn run(options: &Options) -> Result<(), String> {
                     questions,
                     paraphrases,
                     &options.params,
+                    |miss| {
+                        if verbose {
+                            print!("  (with also) ");
+                            print_miss(&index, &miss);
+                        }
+                    },
                 )?;
                 println!("{}", ours.line(&format!("{label} / skillpack + also")));
                 println!("{}", plain.line(&format!("{label} / plain BM25 + also")));
                 Ok::<_, String>(Some((ours, plain)))
             };
-            if let Some((ours, plain)) = report_fused(split, &questions)? {
+            if let Some((ours, plain)) = report_fused(split, &questions, verbose)? {
                 fused.merge(&ours);
                 fused_plain.merge(&plain);
             }
@@ -308,7 +314,7 @@ fn run(options: &Options) -> Result<(), String> {
                     eval::evaluate(&index, &baseline, &part, &options.params, |_| {})?;
                 println!("{}", ours.line(&format!("  {label} / skillpack")));
                 println!("{}", plain.line(&format!("  {label} / plain BM25 (doc)")));
-                report_fused(&format!("  {label}"), &part)?;
+                report_fused(&format!("  {label}"), &part, false)?;
             }
         }
         if shared.len() > 1 {
@@ -360,8 +366,14 @@ fn frozen(root: &Path, options: &Options) -> Result<(), String> {
         println!("{}", ours.line(&format!("{name} / skillpack")));
         println!("{}", plain.line(&format!("{name} / plain BM25 (doc)")));
         for (label, paraphrases) in &rephrasings {
-            let (ours, plain) =
-                eval::evaluate_fused(&index, &baseline, questions, paraphrases, &options.params)?;
+            let (ours, plain) = eval::evaluate_fused(
+                &index,
+                &baseline,
+                questions,
+                paraphrases,
+                &options.params,
+                |_| {},
+            )?;
             println!("{}", ours.line(&format!("{name} / skillpack + {label}")));
             println!("{}", plain.line(&format!("{name} / plain BM25 + {label}")));
         }

@@ -112,6 +112,7 @@ fn ranking_meets_its_targets() {
             &questions,
             &paraphrases,
             &Params::default(),
+            |_| {},
         )
         .unwrap();
         eprintln!(
@@ -121,6 +122,11 @@ fn ranking_meets_its_targets() {
         );
         assert!(fused.mrr() >= single.mrr(), "{}", fused.line(split));
         assert!(fused.recall3() >= single.recall3(), "{}", fused.line(split));
+        assert!(
+            fused.section3() >= single.section3(),
+            "{}",
+            fused.line(split)
+        );
         assert!(
             fused.mrr() >= plain.mrr() + 0.03,
             "{}\n{}",
@@ -218,6 +224,7 @@ fn frozen_split_keeps_its_floors() {
         &questions,
         &paraphrases,
         &Params::default(),
+        |_| {},
     )
     .unwrap();
     eprintln!("{}", fused.line("frozen / skillpack + also"));
@@ -229,16 +236,25 @@ fn frozen_split_keeps_its_floors() {
         eval::load_paraphrases(&root.join("benches/relevance/frozen-paraphrases-agent.tsv"));
     let problems = eval::check_paraphrases(&questions, &agent);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
-    let (fused, _) =
-        eval::evaluate_fused(&index, &baseline, &questions, &agent, &Params::default()).unwrap();
+    let (fused, _) = eval::evaluate_fused(
+        &index,
+        &baseline,
+        &questions,
+        &agent,
+        &Params::default(),
+        |_| {},
+    )
+    .unwrap();
     eprintln!("{}", fused.line("frozen / skillpack + also (agent)"));
     assert!(fused.recall3() >= ours.recall3(), "{}", fused.line("fused"));
     assert!(fused.mrr() >= floor.fused_mrr, "{}", fused.line("fused"));
-    // With an agent's rephrasings, the recall and MRR targets hold on content the
-    // ranking was never tuned on (0.892 / 0.983 / 0.935); section@3 (0.873) does not yet.
+    // With an agent's rephrasings, the four targets hold on content the ranking was
+    // never tuned on (0.892 / 0.983 / 0.935 / 0.927, since the phrasing that ranks a page
+    // best names its section; 0.873 section@3 before).
     assert!(fused.recall1() >= 0.85, "{}", fused.line("fused"));
     assert!(fused.recall3() >= 0.95, "{}", fused.line("fused"));
     assert!(fused.mrr() >= 0.90, "{}", fused.line("fused"));
+    assert!(fused.section3() >= 0.90, "{}", fused.line("fused"));
 }
 
 struct Floors {

@@ -361,6 +361,7 @@ pub fn evaluate_fused<'q>(
     questions: &'q [Question],
     paraphrases: &HashMap<String, Vec<String>>,
     params: &Params,
+    on_miss: impl FnMut(Miss<'q>),
 ) -> Result<(Scores, Scores), String> {
     if let Some(q) = questions
         .iter()
@@ -390,7 +391,7 @@ pub fn evaluate_fused<'q>(
             all.extend(also(q));
             baseline.rank_fused(&all)
         },
-        |_| {},
+        on_miss,
     )
 }
 
