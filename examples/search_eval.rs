@@ -17,7 +17,8 @@
 //! no section); the frozen split adds `<TAB>kind`, and in the tuning and held-out splits
 //! `<TAB>everyday` marks a question in a newcomer's everyday words (reported apart as well
 //! as in the split). `--questions FILE` evaluates a file of your own in the same format
-//! over `--corpus` (shared by default), with `--verbose` listing its misses.
+//! over `--corpus` (shared by default), with `--verbose` listing its misses. On the
+//! tuning split, `--verbose` lists the misses, and with `--paraphrases` the fused misses too.
 //!
 //! Metrics, per split:
 //! - recall@1 / recall@3: the expected document is the first hit / among the first three;
