@@ -55,9 +55,6 @@ pub fn fuse(lists: &[Vec<Hit>]) -> Vec<Hit> {
         score: f32,
         best: (usize, usize),
     }
-    let mut fused: Vec<Fused> = Vec::new();
-    // A hit is a chunk: each single ranking names a chunk once, by its best section.
-    let mut at: HashMap<(u32, u32), usize> = HashMap::new();
     // Per document: its votes as a document (in each list, the rank of its first hit), one
     // past the last list that voted for it, and the chunk that speaks for it (the first hit
     // in the list that ranks the document best, the earlier list on a tie).
@@ -67,6 +64,9 @@ pub fn fuse(lists: &[Vec<Hit>]) -> Vec<Hit> {
         best_rank: usize,
         chunk: u32,
     }
+    let mut fused: Vec<Fused> = Vec::new();
+    // A hit is a chunk: each single ranking names a chunk once, by its best section.
+    let mut at: HashMap<(u32, u32), usize> = HashMap::new();
     let mut documents: HashMap<u32, Document> = HashMap::new();
     for (list, hits) in lists.iter().enumerate() {
         for (rank, hit) in hits.iter().enumerate() {
