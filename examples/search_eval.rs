@@ -33,6 +33,7 @@
 #[path = "../benches/relevance/eval.rs"]
 mod eval;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -279,22 +280,15 @@ fn run(options: &Options) -> Result<(), String> {
                 let Some(paraphrases) = &paraphrases else {
                     return Ok(None);
                 };
-                let (ours, plain) = eval::evaluate_fused(
+                let lines = fused_lines(
                     &index,
                     &baseline,
-                    questions,
-                    paraphrases,
                     &options.params,
-                    |miss| {
-                        if verbose {
-                            print!("  (with also) ");
-                            print_miss(&index, &miss);
-                        }
-                    },
+                    (questions, paraphrases),
+                    (label, "also"),
+                    verbose,
                 )?;
-                println!("{}", ours.line(&format!("{label} / skillpack + also")));
-                println!("{}", plain.line(&format!("{label} / plain BM25 + also")));
-                Ok::<_, String>(Some((ours, plain)))
+                Ok::<_, String>(Some(lines))
             };
             if let Some((ours, plain)) = report_fused(split, &questions, verbose)? {
                 fused.merge(&ours);
@@ -367,16 +361,14 @@ fn frozen(root: &Path, options: &Options) -> Result<(), String> {
         println!("{}", ours.line(&format!("{name} / skillpack")));
         println!("{}", plain.line(&format!("{name} / plain BM25 (doc)")));
         for (label, paraphrases) in &rephrasings {
-            let (ours, plain) = eval::evaluate_fused(
+            fused_lines(
                 &index,
                 &baseline,
-                questions,
-                paraphrases,
                 &options.params,
-                |_| {},
+                (questions, paraphrases),
+                (name, label),
+                false,
             )?;
-            println!("{}", ours.line(&format!("{name} / skillpack + {label}")));
-            println!("{}", plain.line(&format!("{name} / plain BM25 + {label}")));
         }
         Ok(())
     };
@@ -432,6 +424,28 @@ fn print_query(index: &skillpack_server::search::Index<'_>, query: &str, params:
             path.join(" › ")
         );
     }
+}
+
+/// The questions with their phrasings fused, ours and plain BM25's, printed one line each
+/// as `name / <ranker> + with`; with `verbose`, each miss of ours first.
+fn fused_lines(
+    index: &skillpack_server::search::Index<'_>,
+    baseline: &Baseline,
+    params: &Params,
+    (questions, paraphrases): (&[eval::Question], &HashMap<String, Vec<String>>),
+    (name, with): (&str, &str),
+    verbose: bool,
+) -> Result<(eval::Scores, eval::Scores), String> {
+    let (ours, plain) =
+        eval::evaluate_fused(index, baseline, questions, paraphrases, params, |miss| {
+            if verbose {
+                print!("  (with also) ");
+                print_miss(index, &miss);
+            }
+        })?;
+    println!("{}", ours.line(&format!("{name} / skillpack + {with}")));
+    println!("{}", plain.line(&format!("{name} / plain BM25 + {with}")));
+    Ok((ours, plain))
 }
 
 fn print_miss(index: &skillpack_server::search::Index<'_>, miss: &eval::Miss<'_>) {

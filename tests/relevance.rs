@@ -192,10 +192,6 @@ fn frozen_split_keeps_its_floors() {
             "{kind}"
         );
     }
-    let paraphrases =
-        eval::load_paraphrases(&root.join("benches/relevance/frozen-paraphrases.tsv"));
-    let problems = eval::check_paraphrases(&questions, &paraphrases);
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
 
     let baseline = eval::Baseline::new(&index);
     let (ours, plain) =
@@ -217,44 +213,38 @@ fn frozen_split_keeps_its_floors() {
         plain.line("plain BM25")
     );
 
-    // The alternative phrasings fused (`also`) find at least what the query alone finds.
-    let (fused, _) = eval::evaluate_fused(
-        &index,
-        &baseline,
-        &questions,
-        &paraphrases,
-        &Params::default(),
-        |_| {},
-    )
-    .unwrap();
-    eprintln!("{}", fused.line("frozen / skillpack + also"));
-    assert!(fused.recall3() >= ours.recall3(), "{}", fused.line("fused"));
-    assert!(fused.mrr() >= floor.fused_mrr, "{}", fused.line("fused"));
-
-    // The same with the rephrasings of an agent that saw only the question.
-    let agent =
-        eval::load_paraphrases(&root.join("benches/relevance/frozen-paraphrases-agent.tsv"));
-    let problems = eval::check_paraphrases(&questions, &agent);
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-    let (fused, _) = eval::evaluate_fused(
-        &index,
-        &baseline,
-        &questions,
-        &agent,
-        &Params::default(),
-        |_| {},
-    )
-    .unwrap();
-    eprintln!("{}", fused.line("frozen / skillpack + also (agent)"));
-    assert!(fused.recall3() >= ours.recall3(), "{}", fused.line("fused"));
-    assert!(fused.mrr() >= floor.fused_mrr, "{}", fused.line("fused"));
-    // With an agent's rephrasings, the four targets hold on content the ranking was
-    // never tuned on (0.892 / 0.983 / 0.935 / 0.927, since the phrasing that ranks a page
-    // best names its section; 0.873 section@3 before).
-    assert!(fused.recall1() >= 0.85, "{}", fused.line("fused"));
-    assert!(fused.recall3() >= 0.95, "{}", fused.line("fused"));
-    assert!(fused.mrr() >= 0.90, "{}", fused.line("fused"));
-    assert!(fused.section3() >= 0.90, "{}", fused.line("fused"));
+    // The alternative phrasings fused (`also`) find at least what the query alone finds,
+    // with the author's rephrasings and with those of an agent that saw only the question.
+    // With an agent's, the four targets hold on content the ranking was never tuned
+    // on (0.892 / 0.983 / 0.935 / 0.927, since the phrasing that ranks a page best names its
+    // section; 0.873 section@3 before).
+    for (label, file, meets_targets) in [
+        ("also", "frozen-paraphrases.tsv", false),
+        ("also (agent)", "frozen-paraphrases-agent.tsv", true),
+    ] {
+        let paraphrases = eval::load_paraphrases(&root.join("benches/relevance").join(file));
+        let problems = eval::check_paraphrases(&questions, &paraphrases);
+        assert!(problems.is_empty(), "{file}:\n{}", problems.join("\n"));
+        let (fused, _) = eval::evaluate_fused(
+            &index,
+            &baseline,
+            &questions,
+            &paraphrases,
+            &Params::default(),
+            |_| {},
+        )
+        .unwrap();
+        let line = fused.line(&format!("frozen / skillpack + {label}"));
+        eprintln!("{line}");
+        assert!(fused.recall3() >= ours.recall3(), "{line}");
+        assert!(fused.mrr() >= floor.fused_mrr, "{line}");
+        if meets_targets {
+            assert!(fused.recall1() >= 0.85, "{line}");
+            assert!(fused.recall3() >= 0.95, "{line}");
+            assert!(fused.mrr() >= 0.90, "{line}");
+            assert!(fused.section3() >= 0.90, "{line}");
+        }
+    }
 }
 
 struct Floors {
