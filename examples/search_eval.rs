@@ -19,6 +19,8 @@
 //! as in the split). `--questions FILE` evaluates a file of your own in the same format
 //! over `--corpus` (shared by default), with `--verbose` listing its misses. On the
 //! tuning split, `--verbose` lists the misses, and with `--paraphrases` the fused misses too.
+//! `--dump DIR` writes every passage and each split's rankings (ours and the baseline's)
+//! as JSON lines, for experiments outside the engine in `benches/relevance/experiments/`.
 //!
 //! Metrics, per split:
 //! - recall@1 / recall@3: the expected document is the first hit / among the first three;
@@ -50,6 +52,9 @@ struct Options {
     query: Option<String>,
     /// A questions file to evaluate over `corpus` instead of the splits.
     questions: Option<PathBuf>,
+    /// Write the passages and each split's rankings here (for experiments outside the
+    /// engine, such as benches/relevance/experiments/).
+    dump: Option<PathBuf>,
     params: Params,
 }
 
@@ -62,6 +67,7 @@ fn parse_args() -> Result<Options, String> {
         outline: false,
         query: None,
         questions: None,
+        dump: None,
         params: Params::default(),
     };
     let mut args = std::env::args().skip(1);
@@ -91,6 +97,7 @@ fn parse_args() -> Result<Options, String> {
             "--questions" => {
                 options.questions = Some(args.next().ok_or("--questions takes a file")?.into())
             }
+            "--dump" => options.dump = Some(args.next().ok_or("--dump takes a folder")?.into()),
             "--param" => {
                 let setting = args.next().ok_or("--param takes name=value")?;
                 set_param(&mut options.params, &setting)?;
@@ -100,7 +107,7 @@ fn parse_args() -> Result<Options, String> {
                     "usage: search-eval [--split tuning|heldout|frozen|all] [--paraphrases] \
                             [--verbose] [--param name=value]... \
                             [--corpus shared|frozen] [--query Q] [--outline] \
-                            [--questions FILE]"
+                            [--questions FILE] [--dump DIR]"
                         .into(),
                 );
             }
@@ -201,6 +208,9 @@ fn compile(root: &Path, corpus: &str) -> Result<Option<Compiled>, String> {
 
 fn run(options: &Options) -> Result<(), String> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if let Some(folder) = &options.dump {
+        return dump(&root, folder, &options.params);
+    }
     if options.outline || options.query.is_some() {
         let Some((archive_bytes, content)) = compile(&root, &options.corpus)? else {
             return Err("no corpora to look at".into());
@@ -469,4 +479,96 @@ fn print_miss(index: &skillpack_server::search::Index<'_>, miss: &eval::Miss<'_>
             path.join(" › ")
         );
     }
+}
+
+/// Writes, for each build, `passages-<corpus>.jsonl` (every passage's document URI, section
+/// anchor and text) and, for each split, `rankings-<split>.jsonl` (each question with its
+/// phrasings, ours and plain BM25's first 50 documents, and our first 50 hits' passages).
+fn dump(root: &Path, folder: &Path, params: &Params) -> Result<(), String> {
+    use std::io::Write;
+    std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    let write = |name: &str, lines: Vec<serde_json::Value>| -> Result<(), String> {
+        let path = folder.join(name);
+        let mut out = std::io::BufWriter::new(
+            std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?,
+        );
+        for line in lines {
+            writeln!(out, "{line}").map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(())
+    };
+    for (corpus, splits) in [
+        ("shared", &["tuning", "heldout"][..]),
+        ("frozen", &["frozen"][..]),
+    ] {
+        let Some((archive_bytes, content)) = compile(root, corpus)? else {
+            continue;
+        };
+        let index = eval::index(&archive_bytes, &content);
+        let anchor = |document: u32, heading: u32| -> String {
+            let document = index.document(document);
+            document
+                .outline
+                .get(heading as usize)
+                .map_or(String::new(), |h| h.anchor.to_string())
+        };
+        let passages = index
+            .archive
+            .search
+            .passages
+            .iter()
+            .map(|p| {
+                let document = index.document(p.document.to_native());
+                serde_json::json!({
+                    "uri": document.uri.as_str(),
+                    "title": document.title.as_str(),
+                    "anchor": anchor(p.document.to_native(), p.heading.to_native()),
+                    "start": p.start.to_native(),
+                    "text": index.text_range(document, p.start.to_native() as usize..p.end.to_native() as usize),
+                })
+            })
+            .collect();
+        write(&format!("passages-{corpus}.jsonl"), passages)?;
+        let baseline = Baseline::new(&index);
+        for split in splits {
+            let questions = eval::load(&root.join(format!("benches/relevance/{split}.tsv")));
+            let paraphrases = eval::load_paraphrases(
+                &root.join(format!("benches/relevance/{split}-paraphrases.tsv")),
+            );
+            let lines = questions
+                .iter()
+                .map(|q| {
+                    let results = index.search_with(
+                        &Request { query: &q.text, kind: Kind::All, offset: 0, limit: 50, also: &[] },
+                        params,
+                    );
+                    let uri = |d: u32| index.document(d).uri.to_string();
+                    let section = index
+                        .archive
+                        .documents
+                        .iter()
+                        .find(|d| d.uri == q.uri.as_str())
+                        .and_then(|d| d.outline.iter().find(|h| h.anchor == q.anchor.as_str()))
+                        .map(|h| [h.start.to_native(), h.end.to_native()]);
+                    serde_json::json!({
+                        "question": q.text,
+                        "uri": q.uri,
+                        "anchor": q.anchor,
+                        "kind": q.kind,
+                        "section": section,
+                        "also": paraphrases.get(&q.text).cloned().unwrap_or_default(),
+                        "ours": results.hits.iter().map(|h| serde_json::json!({
+                            "uri": uri(h.document),
+                            "passage": h.passage,
+                            "anchor": h.heading.map_or(String::new(), |x| anchor(h.document, x)),
+                            "score": h.score,
+                        })).collect::<Vec<_>>(),
+                        "bm25": baseline.rank_to(&q.text, 50).into_iter().map(uri).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            write(&format!("rankings-{split}.jsonl"), lines)?;
+        }
+    }
+    Ok(())
 }
