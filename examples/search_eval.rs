@@ -481,9 +481,10 @@ fn print_miss(index: &skillpack_server::search::Index<'_>, miss: &eval::Miss<'_>
     }
 }
 
-/// Writes, for each build, `passages-<corpus>.jsonl` (every passage's document URI, section
-/// anchor and text) and, for each split, `rankings-<split>.jsonl` (each question with its
-/// phrasings, ours and plain BM25's first 50 documents, and our first 50 hits' passages).
+/// Writes, for each build, `passages-<corpus>.jsonl` (every passage's document URI and title,
+/// section anchor, byte start and text) and, for each split, `rankings-<split>.jsonl` (each
+/// question with its expected section's byte range and its phrasings, our first 50 hits
+/// with their passages, and plain BM25's first 50 documents).
 fn dump(root: &Path, folder: &Path, params: &Params) -> Result<(), String> {
     use std::io::Write;
     std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
@@ -535,6 +536,10 @@ fn dump(root: &Path, folder: &Path, params: &Params) -> Result<(), String> {
             let paraphrases = eval::load_paraphrases(
                 &root.join(format!("benches/relevance/{split}-paraphrases.tsv")),
             );
+            let problems = eval::check(&index, &questions, false);
+            if !problems.is_empty() {
+                return Err(format!("{split}.tsv:\n{}", problems.join("\n")));
+            }
             let lines = questions
                 .iter()
                 .map(|q| {
