@@ -1,7 +1,7 @@
 //! `skillpack-check`: the compiler's diagnostics without a build, line for line what
 //! `cargo build` prints for the same content.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

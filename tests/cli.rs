@@ -1,6 +1,6 @@
 //! The command line of the real binary: identity, inspection commands and pinning.
 
-mod common;
+use crate::common;
 
 use common::{builtin_binary, run};
 

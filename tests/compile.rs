@@ -2,7 +2,7 @@
 //! the binary): every validation rule fails with the file and the rule named, the same
 //! content always gives the same fingerprint and bytes, and real content compiles.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! and every prompt argument: prefix matches first, then fuzzy ones, context-dependent
 //! variables, empty answers for what cannot be completed, and the 100-value cap.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

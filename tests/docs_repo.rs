@@ -2,7 +2,7 @@
 //! workspace, its dependencies pointed at it by path, built with cargo, and served — over
 //! stdio through rmcp's client, and over HTTP — with the full CLI of the main binary.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! from a real request, carries the expected did-you-mean candidates, and its `repair`
 //! call succeeds when made exactly as given.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -4,7 +4,7 @@
 //! bounded, with an error that says what was wrong and a repair that works; pages of a
 //! fused search walk through cursors bound to the phrasings.
 
-mod common;
+use crate::common;
 
 use common::run;
 use common::tools::{assert_valid, err, ok, output_validator, run_repair, tools};

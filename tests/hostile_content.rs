@@ -5,7 +5,7 @@
 //! The compiler runs in-process on generated fixtures; one test runs a real `cargo build`
 //! over hostile content to show the build fails with the diagnostics and no panic.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::mpsc;

@@ -6,7 +6,7 @@
 //!
 //! The stdio side of the same list is `tests/hostile_stdio.rs`.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 

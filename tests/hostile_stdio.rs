@@ -2,7 +2,7 @@
 //! JSON-RPC answer (an error with the request's id whenever it can be read), nothing that
 //! must not be answered is, memory stays bounded, and the server keeps serving.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::thread;

@@ -8,7 +8,7 @@
 //! Without `python3` the tests skip with a message, except under CI (`CI=true`), where
 //! that is a failure.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! 2026-07-28, through `tests/interop/sdk_transports.py`. Every run must read the same
 //! bytes.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -16,7 +16,7 @@
 //! `SKILLPACK_LOAD_CLIENTS`, `SKILLPACK_LOAD_WARMUP` and run this test with
 //! `--nocapture`).
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

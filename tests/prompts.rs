@@ -2,7 +2,7 @@
 //! errors), and the build-time rules that keep them sound: a skill may not be named like
 //! a built-in prompt, and an over-long description gets a warning.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

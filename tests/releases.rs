@@ -4,7 +4,7 @@
 //! fallback, `_meta` versions and the build-time checks of `SKILLPACK_PREVIOUS`; then the
 //! same three releases as real binaries built by cargo, over stdio and Streamable HTTP.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

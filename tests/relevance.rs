@@ -6,7 +6,7 @@
 #[path = "../benches/relevance/eval.rs"]
 mod eval;
 
-mod common;
+use crate::common;
 
 use sha2::{Digest, Sha256};
 use skillpack_server::search::Params;

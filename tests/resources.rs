@@ -2,7 +2,7 @@
 //! byte-identical to its file, chunks concatenate to it, every outline anchor resolves,
 //! listed sizes are real — on the built-in content and on the corpora build.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! nginx's own log proves consecutive requests — the legacy `initialize` and what follows
 //! it included — landed on different replicas, all answered without error.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

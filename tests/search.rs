@@ -4,7 +4,7 @@
 //! contain the hit's snippet; pages walk through cursors with no duplicate and no gap;
 //! kind filters hold; bad input gets the error envelope with a working repair.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! built-in content, on the anthropic-skills corpus, and on a generated edge-case catalog
 //! compared entry for entry with rmcp's own filesystem `SkillCatalog`.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! size, concurrency, timeout) — each refusal with its status while the server keeps
 //! serving — and graceful shutdown.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! validator), pagination that walks the whole catalog, token-budgeted summaries, and an
 //! agent that starts from `tools/list` alone and reaches a reference's second chunk.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 
@@ -502,7 +502,7 @@ async fn from_tools_list_alone_to_a_references_second_chunk() {
 
 /// Summaries stay small whatever the document; `full` is the whole body. Prints the
 /// bytes of both for the three largest documents of the corpora build:
-/// `cargo test --release --test tools -- --nocapture summary_is_budgeted`.
+/// `cargo test --release --test suite -- --nocapture tools::summary_is_budgeted`.
 #[tokio::test]
 async fn corpora_summary_is_budgeted() {
     let Some(binary) = common::corpora_binary() else {

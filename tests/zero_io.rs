@@ -13,7 +13,7 @@
 //! strace is installed by `.ci/run`; without it (a developer machine) the trace tests skip
 //! with a message, and under CI they fail instead.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -52,7 +52,10 @@ pub fn chunk(input: &Input<'_>) -> Vec<Chunk> {
     let intro_is_empty = input.text[input.body_offset.min(first)..first]
         .trim()
         .is_empty();
-    if first > 0 && !(intro_is_empty && !sections.is_empty()) || sections.is_empty() {
+    // A page without sections is one intro chunk; otherwise the text before the first
+    // section is a chunk of its own only when it holds something.
+    let has_intro = sections.is_empty() || (first > 0 && !intro_is_empty);
+    if has_intro {
         let mut id = INTRO_ID.to_owned();
         while anchors.contains(id.as_str()) {
             id.push_str("-0");
