@@ -37,10 +37,13 @@ fn main() -> ExitCode {
     }
 }
 
+/// Settings as (`SKILLPACK_*` variable, value), in the order given.
+type Flags = Vec<(&'static str, String)>;
+
 /// Flags become settings given "in code", which the environment would override in a build;
 /// here the command line is the more explicit of the two, so flags are applied as the
 /// environment's values instead (see `check`).
-fn parse() -> Result<Option<(Vec<(&'static str, String)>, PathBuf)>, lexopt::Error> {
+fn parse() -> Result<Option<(Flags, PathBuf)>, lexopt::Error> {
     use lexopt::prelude::*;
     let mut flags = Vec::new();
     let mut root = PathBuf::from(".");
