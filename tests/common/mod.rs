@@ -115,12 +115,10 @@ fn variants_dir() -> PathBuf {
 /// Run `cargo build --release` of the binary with `env` set, in the variants target dir.
 /// Serialized across test threads and processes with a file lock.
 pub fn build_with_env(env: &[(&str, &str)]) -> (Output, std::fs::File) {
-    cargo_in_variants(
-        &["build", "--release", "--bin", "skillpack"],
-        &crate_root(),
-        env,
-    )
+    cargo_in_variants(BUILD_THE_BINARY, &crate_root(), env)
 }
+
+const BUILD_THE_BINARY: &[&str] = &["build", "--release", "--bin", "skillpack"];
 
 /// Run cargo with `args` in `cwd`, in the variants target dir, holding its lock (returned:
 /// keep it while using what was built). `SKILLPACK_*` build settings are cleared, then
@@ -130,6 +128,13 @@ pub fn cargo_in_variants(
     cwd: &Path,
     env: &[(&str, &str)],
 ) -> (Output, std::fs::File) {
+    let lock = lock_variants();
+    (cargo_locked(args, cwd, env), lock)
+}
+
+/// Take the variants dir's lock: builds there are serialized across test threads and
+/// processes (and with `scripts/bench` and `scripts/conformance`, which take it too).
+fn lock_variants() -> std::fs::File {
     let dir = variants_dir();
     std::fs::create_dir_all(&dir).expect("create target/variants");
     let lock = std::fs::OpenOptions::new()
@@ -139,11 +144,16 @@ pub fn cargo_in_variants(
         .open(dir.join("build.lock"))
         .expect("open the variants lock");
     lock.lock().expect("lock the variants dir");
+    lock
+}
+
+/// Run cargo in the variants dir; the caller holds its lock.
+fn cargo_locked(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO"));
     command
         .args(args)
         .arg("--target-dir")
-        .arg(&dir)
+        .arg(variants_dir())
         .current_dir(cwd)
         .env("CARGO_TERM_COLOR", "never");
     for var in skillpack_server::compile::config::ENV_VARS {
@@ -152,8 +162,7 @@ pub fn cargo_in_variants(
     for (key, value) in env {
         command.env(key, value);
     }
-    let output = command.output().expect("run cargo");
-    (output, lock)
+    command.output().expect("run cargo")
 }
 
 /// The variants target dir (`target/variants`), where tests build other packages and
@@ -164,7 +173,7 @@ pub fn variants_target() -> PathBuf {
 
 /// Build the binary over other content and copy it to `target/variants/bin/<name>/`.
 ///
-/// Several test binaries ask for the same variants, and each build of a different variant
+/// Several tests ask for the same variants, and each build of a different variant
 /// recompiles this crate in the shared variants dir. A copy is therefore reused when it was
 /// built from the same settings, the same content (its catalog fingerprint, computed
 /// in-process) and the same code (the binary under test, which cargo rebuilds on any source
@@ -174,10 +183,19 @@ pub fn variant(name: &str, env: &[(&str, &str)]) -> Result<PathBuf, String> {
     let copy = target.join("skillpack");
     let stamp = target.join("stamp");
     let key = variant_key(env);
-    let (output, _lock) = match (&key, std::fs::read_to_string(&stamp)) {
-        (Some(key), Ok(previous)) if *key == previous && copy.is_file() => return Ok(copy),
-        _ => build_with_env(env),
+    let fresh = || match (&key, std::fs::read_to_string(&stamp)) {
+        (Some(key), Ok(previous)) => *key == previous && copy.is_file(),
+        _ => false,
     };
+    if fresh() {
+        return Ok(copy);
+    }
+    let _lock = lock_variants();
+    // Tests run in parallel: another one may have built this variant while this one waited.
+    if fresh() {
+        return Ok(copy);
+    }
+    let output = cargo_locked(BUILD_THE_BINARY, &crate_root(), env);
     if !output.status.success() {
         return Err(String::from_utf8_lossy(&output.stderr).into_owned());
     }
