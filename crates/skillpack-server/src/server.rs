@@ -16,6 +16,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::catalog::Catalog;
 use crate::cmd;
+use crate::cmd::errors::CatalogError;
 use crate::contract::CACHE_TTL_MS;
 use crate::uri;
 
@@ -72,6 +73,24 @@ impl SkillpackServer {
 
     pub fn catalog(&self) -> &Catalog {
         &self.catalog
+    }
+
+    /// A surface's error as JSON-RPC (resource-not-found for not-found codes), its repair
+    /// call verified first.
+    fn error_data(&self, error: CatalogError) -> ErrorData {
+        cmd::tools::verify(&self.catalog, error).into_error_data(&self.catalog)
+    }
+
+    /// A surface's error as JSON-RPC `-32602` whatever its code, its repair call verified.
+    fn invalid_params(&self, error: CatalogError) -> ErrorData {
+        cmd::tools::verify(&self.catalog, error).into_invalid_params(&self.catalog)
+    }
+
+    fn skills_error(&self, error: cmd::skills::SkillsError) -> ErrorData {
+        match error {
+            cmd::skills::SkillsError::Request(error) => self.invalid_params(error),
+            cmd::skills::SkillsError::Archive(error) => error,
+        }
     }
 }
 
@@ -133,8 +152,8 @@ impl ServerHandler for SkillpackServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        let mut result = cmd::resources::list(&self.catalog, cursor)
-            .map_err(|e| e.into_error_data(&self.catalog))?;
+        let mut result =
+            cmd::resources::list(&self.catalog, cursor).map_err(|e| self.error_data(e))?;
         if wants_cache_hints(&context) {
             result = result
                 .with_ttl_ms(CACHE_TTL_MS)
@@ -163,7 +182,7 @@ impl ServerHandler for SkillpackServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let mut result = cmd::resources::read_with(&self.catalog, &request.uri, self.meta_delivery)
-            .map_err(|e| e.into_error_data(&self.catalog))?;
+            .map_err(|e| self.error_data(e))?;
         if wants_cache_hints(&context) {
             result = result
                 .with_ttl_ms(CACHE_TTL_MS)
@@ -199,7 +218,7 @@ impl ServerHandler for SkillpackServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        let result = cmd::skills::list(&self.catalog, cursor)?;
+        let result = cmd::skills::list(&self.catalog, cursor).map_err(|e| self.skills_error(e))?;
         Ok(result
             .with_ttl_ms(CACHE_TTL_MS)
             .with_cache_scope(CacheScope::Public))
@@ -210,7 +229,8 @@ impl ServerHandler for SkillpackServer {
         request: GetSkillRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
-        let result = cmd::skills::get(&self.catalog, &request.uri)?;
+        let result =
+            cmd::skills::get(&self.catalog, &request.uri).map_err(|e| self.skills_error(e))?;
         Ok(result
             .with_ttl_ms(CACHE_TTL_MS)
             .with_cache_scope(CacheScope::Public))
@@ -222,7 +242,8 @@ impl ServerHandler for SkillpackServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, ErrorData> {
         let mut result =
-            cmd::skills::read_directory(&self.catalog, &request.uri, request.cursor.as_deref())?;
+            cmd::skills::read_directory(&self.catalog, &request.uri, request.cursor.as_deref())
+                .map_err(|e| self.skills_error(e))?;
         if wants_cache_hints(&context) {
             result = result
                 .with_ttl_ms(CACHE_TTL_MS)
@@ -250,6 +271,7 @@ impl ServerHandler for SkillpackServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // An unknown tool: its error comes verified already.
         cmd::tools::call(&self.catalog, &request.name, request.arguments.as_ref())
             .map(Into::into)
             .map_err(|e| e.into_invalid_params(&self.catalog))
@@ -261,8 +283,8 @@ impl ServerHandler for SkillpackServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        let mut result = cmd::prompts::list(&self.catalog, cursor)
-            .map_err(|e| e.into_invalid_params(&self.catalog))?;
+        let mut result =
+            cmd::prompts::list(&self.catalog, cursor).map_err(|e| self.invalid_params(e))?;
         if wants_cache_hints(&context) {
             result = result
                 .with_ttl_ms(CACHE_TTL_MS)
@@ -278,7 +300,7 @@ impl ServerHandler for SkillpackServer {
     ) -> Result<GetPromptResponse, ErrorData> {
         cmd::prompts::get(&self.catalog, &request.name, request.arguments.as_ref())
             .map(Into::into)
-            .map_err(|e| e.into_invalid_params(&self.catalog))
+            .map_err(|e| self.invalid_params(e))
     }
 
     async fn complete(

@@ -12,9 +12,10 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use rmcp::model::{JsonObject, Tool};
 use serde_json::{Value, json};
 
+use super::changes;
 use super::errors::CatalogError;
 use super::lookup::{self, Resolved};
-use super::tools::{Args, ToolDef, definition};
+use super::tool_def::{Args, ToolDef, definition};
 use crate::catalog::Catalog;
 use crate::contract::{
     SUMMARY_CHUNKS_BYTES, SUMMARY_OUTLINE_BYTES, SUMMARY_TEXT_BYTES, TOOL_LIST, TOOL_READ,
@@ -352,11 +353,11 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
             target: Target::Changes(i),
             ..
         } => {
-            let since = super::changes::since_name(catalog, i);
+            let since = changes::since_name(catalog, i);
             catalog_json(
                 &uri::changes(&since),
                 &format!("Changes since {since}"),
-                &super::changes::body(catalog, i),
+                &changes::body(catalog, i),
                 full,
                 Some(format!(
                     "{TOOL_LIST} {{\"kind\": \"changes\", \"since\": \"{since}\"}} pages through them"
