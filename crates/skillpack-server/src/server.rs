@@ -101,18 +101,21 @@ pub fn instructions(catalog: &Catalog) -> String {
         "{name} serves {skills} Agent Skills and {docs} markdown docs compiled into this binary \
          (fingerprint {fingerprint}). It is read-only and answers from memory: no filesystem, \
          no network, content never changes while it runs.\n\
-         Discover once: read {skills_index} (every skill: id, description, URI) and \
-         {docs_index} (every doc), or call the tool catalog_list ({{}} for skills, \
-         {{\"kind\": \"docs\"}} for docs); {capabilities} lists URI families and error codes.\n\
-         To find the section that answers a question without knowing where it is, call \
-         catalog_search {{\"query\": \"a few keywords\"}} (ranked sections with chunk and section \
-         URIs; the prompt find-skill does the same for skills). \
-         Then read a document's summary (catalog_read {{\"uri\": …}}: outline, first chunk, chunk \
-         catalog) and fetch only the chunks (<document uri>/chunks/<id>) or sections \
-         (<document uri>#<anchor>) you need. Do not bulk-load whole documents or the whole \
-         catalog; use detail \"full\" only when you need a whole body. To follow a skill, use \
-         the prompt use-skill or the prompt named after the skill. Errors carry did-you-mean \
-         candidates and a repair call that works as given.\n\
+         To answer a question without knowing where the answer is, call catalog_search \
+         {{\"query\": \"the question\", \"also\": [\"1-3 rephrasings in the docs' likely \
+         terms\"]}}: ranked sections with their URIs and sizes (the prompt find-skill does the \
+         same for skills). When the first hit carries section_text, that is its whole \
+         section: if it answers, answer from it and cite its section_uri. Otherwise read the \
+         smallest URI that answers: a hit's section_uri or chunk_uri (<document uri>#<anchor>, \
+         <document uri>/chunks/<id>), whichever is smaller.\n\
+         To browse instead, discover once: read {skills_index} (every skill: id, description, \
+         URI) and {docs_index} (every doc), or call the tool catalog_list ({{}} for skills, \
+         {{\"kind\": \"docs\"}} for docs); {capabilities} lists URI families and error codes. \
+         A document's summary (catalog_read {{\"uri\": …}}) is its outline with each section's \
+         size and URI. Do not bulk-load whole documents or the whole catalog; use detail \
+         \"full\" only when you need a whole body. To follow a skill, use the prompt use-skill \
+         or the prompt named after the skill. Errors carry did-you-mean candidates and a \
+         repair call that works as given.\n\
          This is release {release}{known}.",
         release = catalog.archive().startup.release,
         known = match catalog.archive().startup.earlier_releases.to_native() {

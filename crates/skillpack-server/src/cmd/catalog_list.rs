@@ -28,9 +28,9 @@ fn define(catalog: &Catalog) -> Tool {
     let description = format!(
         "List the skills (default) or the docs this server holds, one compact record each: \
          skills with id, description, tags, capabilities and document uri; docs with path, \
-         uri, title, summary and chunk count. Use it first when you cannot read MCP \
-         resources, to pick what to read by description alone; then call catalog_read with \
-         a record's uri. Pages hold {LIST_DEFAULT_LIMIT} records unless `limit` says \
+         uri, title, summary and chunk count. Use it to browse when you cannot read MCP \
+         resources, to pick what to read by description alone, then call catalog_read with \
+         a record's uri; to answer a question, catalog_search finds the section. Pages hold {LIST_DEFAULT_LIMIT} records unless `limit` says \
          otherwise: while has_more is true, call again with the same arguments plus \
          cursor = next_cursor.\n\n\
          With kind \"changes\" it lists what changed since an earlier release (`since`; \

@@ -445,7 +445,7 @@ pub fn chunk_not_found(document: &ArchivedDocument, chunk_id: &str) -> CatalogEr
     )
     .field("chunk_id", chunk_id)
     .reason(format!(
-        "this document has {} chunk(s); its chunk catalog (catalog_read of the document, or _meta of resources/read) lists their ids",
+        "this document has {} chunk(s); its chunk catalog (catalog_read of the document with detail \"full\", or _meta of resources/read) lists their ids",
         document.chunks.len()
     ))
     .candidates(candidates)

@@ -171,8 +171,8 @@ fn orient_get(catalog: &Catalog, arguments: &JsonObject) -> Result<GetPromptResu
     text.push_str(&format!(
         "\n## How to read it\n\n\
          1. Pick by description from the lists above (or {skills_index} / {docs_index}); do not open items to compare them.\n\
-         2. Read a document's summary first: {TOOL_READ} {{\"uri\": \"<uri>\"}} returns its outline, first chunk and chunk catalog.\n\
-         3. Then read only the chunk (<uri>/chunks/<id>) or section (<uri>#<anchor>) you need. Do not bulk-load whole documents or the whole catalog.\n\
+         2. Read a document's summary first: {TOOL_READ} {{\"uri\": \"<uri>\"}} returns a small document whole, a larger one as its outline with each section's size and URI.\n\
+         3. Then read only the section (<uri>#<anchor>) or chunk (<uri>/chunks/<id>) you need. Do not bulk-load whole documents or the whole catalog.\n\
          4. To follow a skill, get the prompt `{PROMPT_USE_SKILL}` with its id, or read its document and follow it; open its references only when a step needs them.\n\
          5. Errors carry did-you-mean `candidates` and a `repair` call that works as given.\n",
         skills_index = uri::SKILLS_INDEX,

@@ -162,6 +162,19 @@ mod tests {
     }
 
     #[test]
+    fn a_carried_section_is_what_a_read_of_its_uri_returns() {
+        let catalog = fixture();
+        let result = run_ok(&catalog, TOOL_SEARCH, json!({"query": "radio buttons"}));
+        let hit = &result["hits"][0];
+        let text = hit["section_text"]
+            .as_str()
+            .expect("radio buttons leads clearly");
+        let read = run_ok(&catalog, TOOL_READ, json!({"uri": hit["section_uri"]}));
+        assert_eq!(read["text"].as_str(), Some(text));
+        assert_eq!(read["size"], hit["section_size"]);
+    }
+
+    #[test]
     fn repairs_of_bad_searches_work_as_given() {
         let catalog = fixture();
         for input in [
