@@ -33,7 +33,7 @@ fn check_binary() -> PathBuf {
             std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
             let staging = copy.with_extension("tmp");
             std::fs::copy(
-                common::variants_target().join("release/skillpack-check"),
+                common::variants_release_dir().join("skillpack-check"),
                 &staging,
             )
             .unwrap();

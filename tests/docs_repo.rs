@@ -62,11 +62,8 @@ fn build(repo: &Path, package: &str, env: &[(&str, &str)]) -> Result<PathBuf, St
         return Err(stderr);
     }
     let binary = repo.join(package);
-    std::fs::copy(
-        common::variants_target().join("release").join(package),
-        &binary,
-    )
-    .expect("copy the built binary");
+    std::fs::copy(common::variants_release_dir().join(package), &binary)
+        .expect("copy the built binary");
     Ok(binary)
 }
 
@@ -197,4 +194,165 @@ fn an_unknown_setting_in_build_rs_fails_with_the_known_ones() {
         "{error}"
     );
     assert!(error.contains("SKILLPACK_DOCS_DIR"), "{error}");
+}
+
+/// The `run:` block of the template's release workflow step with this `id`.
+fn workflow_step(repo: &Path, id: &str) -> String {
+    let text = std::fs::read_to_string(repo.join(".github/workflows/release.yml")).unwrap();
+    let workflow: serde_json::Value = yaml_serde::from_str(&text).expect("the workflow is YAML");
+    let steps = workflow["jobs"]["release"]["steps"]
+        .as_array()
+        .expect("jobs.release.steps");
+    steps
+        .iter()
+        .find(|step| step["id"] == id)
+        .and_then(|step| step["run"].as_str())
+        .unwrap_or_else(|| panic!("the workflow has no step `{id}` with a `run:`"))
+        .to_owned()
+}
+
+/// Run a workflow step as GitHub's runner would (`bash -e`), in the repository, building in
+/// the shared variants dir under its lock.
+fn run_step(repo: &Path, script: &str, env: &[(&str, &str)]) -> std::process::Output {
+    let _lock = common::lock_variants();
+    let mut command = std::process::Command::new("bash");
+    command
+        .args(["-e", "-c", script])
+        .current_dir(repo)
+        .env("CARGO_TARGET_DIR", common::variants_target())
+        .env("CARGO_TERM_COLOR", "never");
+    for var in skillpack_server::compile::config::ENV_VARS {
+        command.env_remove(var);
+    }
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("run bash")
+}
+
+fn assert_ran(what: &str, output: &std::process::Output) -> String {
+    assert!(
+        output.status.success(),
+        "{what} failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The template's release workflow, minus what needs GitHub (downloading the previous
+/// release, publishing): its `release` and `verify` steps, exactly as written, for a first
+/// release and for the next one built against the first one's manifest.
+#[test]
+fn the_template_releases_as_its_workflow_does_and_chains_releases() {
+    if common::external::find(
+        "cargo-cyclonedx (cargo install cargo-cyclonedx --version 0.5.9 --locked)",
+        &["cargo"],
+        &["cyclonedx", "--version"],
+    )
+    .is_none()
+    {
+        return;
+    }
+    const PACKAGE: &str = "acme-docs-release";
+    let repo = copy_template(PACKAGE);
+    assert_eq!(
+        std::fs::read(repo.path().join("scripts/release")).unwrap(),
+        std::fs::read(common::crate_root().join("scripts/release")).unwrap(),
+        "the template carries skillpack's scripts/release unchanged"
+    );
+    // One plain build first: it turns the copied Cargo.lock (skillpack's) into the
+    // template's own, which the release's `--locked` build then requires.
+    build(repo.path(), PACKAGE, &[]).unwrap_or_else(|e| panic!("the template builds:\n{e}"));
+
+    let release = workflow_step(repo.path(), "release");
+    let verify = workflow_step(repo.path(), "verify");
+    assert!(release.contains("scripts/release --out dist"), "{release}");
+    let first = run_step(
+        repo.path(),
+        &release,
+        &[
+            ("SKILLPACK_RELEASE", "2026.11"),
+            ("SKILLPACK_PREVIOUS", ""),
+            ("SKILLPACK_STRICT", "1"),
+            ("SOURCE_DATE_EPOCH", "1793491200"),
+        ],
+    );
+    let said = assert_ran("the first release", &first);
+    assert!(said.contains("sha256sum -c SHA256SUMS"), "{said}");
+    let verified = assert_ran(
+        "verifying the first release",
+        &run_step(repo.path(), &verify, &[]),
+    );
+    assert!(verified.contains(&format!("{PACKAGE}: OK")), "{verified}");
+    assert!(
+        verified.contains(&format!("{PACKAGE}.cdx.json: OK")),
+        "the SBOM is in the folder: {verified}"
+    );
+    assert!(
+        verified.contains(&format!("{PACKAGE}-image.tar: OK")),
+        "{verified}"
+    );
+    let dist = repo.path().join("dist");
+    let sbom: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dist.join(format!("{PACKAGE}.cdx.json"))).unwrap())
+            .unwrap();
+    assert_eq!(sbom["bomFormat"], "CycloneDX");
+    let components: Vec<&str> = sbom["components"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(
+        components.contains(&"skillpack-server") && components.contains(&"rmcp"),
+        "{components:?}"
+    );
+    assert!(
+        !components.contains(&"tempfile"),
+        "no dev-dependency in the binary's SBOM"
+    );
+    let leftovers: Vec<_> = walkdir::WalkDir::new(repo.path())
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".cdx.json"))
+        .filter(|e| !e.path().starts_with(&dist))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "the SBOM tool's files are cleaned up: {leftovers:?}"
+    );
+
+    // The next release, against the first one's manifest, after a content edit.
+    std::fs::rename(&dist, repo.path().join("previous")).unwrap();
+    let index = repo.path().join("docs/index.md");
+    let mut text = std::fs::read_to_string(&index).unwrap();
+    text.push_str("\n## Changed in 2026.12\n\nA section added for the next release.\n");
+    std::fs::write(&index, text).unwrap();
+    let previous = repo.path().join("previous/manifest.json");
+    let second = run_step(
+        repo.path(),
+        &release,
+        &[
+            ("SKILLPACK_RELEASE", "2026.12"),
+            ("SKILLPACK_PREVIOUS", previous.to_str().unwrap()),
+            ("SKILLPACK_STRICT", "1"),
+            ("SOURCE_DATE_EPOCH", common::RELEASE_EPOCH),
+        ],
+    );
+    assert_ran("the second release", &second);
+    assert_ran(
+        "verifying the second release",
+        &run_step(repo.path(), &verify, &[]),
+    );
+    let changes = std::fs::read_to_string(dist.join("CHANGES.md")).unwrap();
+    assert!(changes.contains("2026.11"), "{changes}");
+    assert!(
+        changes.contains("section `#changed-in-202612` added"),
+        "{changes}"
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dist.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["release"]["label"], "2026.12");
+    assert_eq!(manifest["history"][0]["label"], "2026.11");
 }

@@ -75,6 +75,13 @@ struct Args {
     /// Write the results as JSON lines to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Another skillpack binary over the same catalog, measured in the same rounds and
+    /// compared with the first: `CATALOG:LABEL=BINARY` (repeatable), e.g.
+    /// `builtin:dynamic=/tmp/skillpack-dynamic` to set a dynamically linked build beside
+    /// the static one, or an older commit's build beside today's. It must serve the same
+    /// bytes for every URI.
+    #[arg(long = "also", value_name = "CATALOG:LABEL=BINARY")]
+    also: Vec<String>,
 }
 
 struct Catalog {
@@ -85,7 +92,7 @@ struct Catalog {
 
 #[derive(Clone)]
 struct Server {
-    label: &'static str,
+    label: String,
     program: PathBuf,
     args: Vec<String>,
 }
@@ -147,6 +154,18 @@ fn run(args: &Args) -> Result<(), String> {
             }
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let also = args
+        .also
+        .iter()
+        .map(|spec| match spec.split_once(':').and_then(|(c, rest)| Some((c, rest.split_once('=')?))) {
+            Some((catalog, (label, binary))) if catalogs.iter().any(|c| c.name == catalog) => {
+                Ok((catalog.to_owned(), label.to_owned(), PathBuf::from(binary)))
+            }
+            _ => Err(format!(
+                "--also {spec:?}: expected CATALOG:LABEL=BINARY with a CATALOG given to --catalog"
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut json_out = match &args.json {
         Some(path) => Some(
             std::fs::File::create(path)
@@ -158,6 +177,7 @@ fn run(args: &Args) -> Result<(), String> {
     let mut startup_rows: Vec<String> = Vec::new();
     let mut read_rows: Vec<String> = Vec::new();
     let mut ratio_rows: Vec<String> = Vec::new();
+    let mut also_rows: Vec<String> = Vec::new();
     for catalog in &catalogs {
         let sets = uri_sets(&catalog.skills)?;
         if sets.is_empty() {
@@ -170,19 +190,19 @@ fn run(args: &Args) -> Result<(), String> {
         let skills_dir = catalog.skills.display().to_string();
         let mut servers = vec![
             Server {
-                label: "skillpack",
+                label: "skillpack".into(),
                 program: catalog.binary.clone(),
                 args: vec![],
             },
             Server {
-                label: "peer",
+                label: "peer".into(),
                 program: args.peer.clone(),
                 args: vec!["--skills".into(), skills_dir.clone()],
             },
         ];
         if args.peer_plain_stdio.contains(&catalog.name) {
             servers.push(Server {
-                label: "peer (stdio())",
+                label: "peer (stdio())".into(),
                 program: args.peer.clone(),
                 args: vec![
                     "--skills".into(),
@@ -192,12 +212,28 @@ fn run(args: &Args) -> Result<(), String> {
                 ],
             });
         }
+        // Other skillpack builds over this catalog come last.
+        let first_also = servers.len();
+        for (_, label, binary) in also.iter().filter(|(c, _, _)| *c == catalog.name) {
+            servers.push(Server {
+                label: format!("skillpack ({label})"),
+                program: binary.clone(),
+                args: vec![],
+            });
+        }
+        // Bytes per answer, per set and server, from the verification passes.
         let mut answer_bytes = Vec::new();
         for set in &sets {
-            answer_bytes.push(
-                verify_same_answers(&servers[0], &servers[1], &set.uris)
-                    .map_err(|e| format!("{} ({}): {e}", catalog.name, set.name))?,
-            );
+            let [ours, peer] = verify_same_answers(&servers[0], &servers[1], &set.uris)
+                .map_err(|e| format!("{} ({}): {e}", catalog.name, set.name))?;
+            let mut bytes = vec![ours, peer];
+            bytes.resize(first_also, peer);
+            for other in &servers[first_also..] {
+                let [_, theirs] = verify_same_answers(&servers[0], other, &set.uris)
+                    .map_err(|e| format!("{} ({}): {e}", catalog.name, set.name))?;
+                bytes.push(theirs);
+            }
+            answer_bytes.push(bytes);
         }
         let (startup, reads) =
             measure(&servers, &sets, args).map_err(|e| format!("{}: {e}", catalog.name))?;
@@ -216,9 +252,7 @@ fn run(args: &Args) -> Result<(), String> {
             ));
             for (k, set) in sets.iter().enumerate() {
                 let mut r = reads[s][k].clone();
-                // Bytes per answer come from the verification pass (skillpack, peer); a
-                // third server is the peer on another transport.
-                r.answer_bytes = answer_bytes[k][s.min(1)];
+                r.answer_bytes = answer_bytes[k][s];
                 read_rows.push(format!(
                     "{:<18} {:<10} {:>5} {:<16} {:>8.0} {:>8.1}µs {:>8.1}µs {:>10.0} {:>11.0}",
                     catalog.name,
@@ -271,6 +305,24 @@ fn run(args: &Args) -> Result<(), String> {
             }
         }
         ratio_rows.push(row);
+        for (s, other) in servers.iter().enumerate().skip(first_also) {
+            let mut row = format!(
+                "{:<18} {:<22} {:>9.2}× {:>9.2}×",
+                catalog.name,
+                other.label,
+                startup[s].cold_median_ms / startup[0].cold_median_ms,
+                startup[s].idle_rss_kib as f64 / startup[0].idle_rss_kib as f64,
+            );
+            for k in 0..sets.len() {
+                row.push_str(&format!(
+                    " {:>9} {:>7.2}× {:>7.2}×",
+                    sets[k].name,
+                    reads[s][k].median_us / reads[0][k].median_us,
+                    reads[s][k].p99_us / reads[0][k].p99_us,
+                ));
+            }
+            also_rows.push(row);
+        }
     }
 
     println!("Start-up and memory");
@@ -311,6 +363,18 @@ fn run(args: &Args) -> Result<(), String> {
     );
     for row in &ratio_rows {
         println!("{row}");
+    }
+    if !also_rows.is_empty() {
+        println!(
+            "\nother builds / skillpack: time and memory of each against the first build (<1 favours the other)"
+        );
+        println!(
+            "{:<18} {:<22} {:>10} {:>10} {:>9} {:>8} {:>8}",
+            "catalog", "build", "cold p50", "idle RSS", "URIs", "p50", "p99"
+        );
+        for row in &also_rows {
+            println!("{row}");
+        }
     }
     Ok(())
 }

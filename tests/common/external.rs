@@ -29,7 +29,7 @@ pub fn find(what: &str, candidates: &[&str], probe_args: &[&str]) -> Option<Path
     }
 }
 
-fn on_ci() -> bool {
+pub fn on_ci() -> bool {
     std::env::var("SKILLPACK_CI").is_ok_and(|v| v == "1")
         || std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }
@@ -54,4 +54,18 @@ pub fn nginx() -> Option<PathBuf> {
         &["nginx", "/usr/sbin/nginx"],
         &["-v"],
     )
+}
+
+/// Debian's skopeo: reads and copies OCI images (the image tests).
+pub fn skopeo() -> Option<PathBuf> {
+    find(
+        "skopeo (apt-get install skopeo)",
+        &["skopeo"],
+        &["--version"],
+    )
+}
+
+/// Debian's umoci: unpacks an OCI image into a runtime bundle (the image tests).
+pub fn umoci() -> Option<PathBuf> {
+    find("umoci (apt-get install umoci)", &["umoci"], &["--version"])
 }

@@ -6,6 +6,7 @@ pub mod external;
 pub mod hostile;
 pub mod http;
 pub mod raw;
+pub mod root;
 pub mod tools;
 
 use std::path::{Path, PathBuf};
@@ -107,7 +108,7 @@ pub fn corpora_binary() -> Option<PathBuf> {
 
 /// Where content variants are built. One target directory for all variants, next to the
 /// main one: dependencies compile once, only this crate rebuilds when the content changes,
-/// and `target/release/skillpack` (the binary under test) is never overwritten.
+/// and the binary under test (in `target/<triple>/release/`) is never overwritten.
 fn variants_dir() -> PathBuf {
     crate_root().join("target/variants")
 }
@@ -133,8 +134,9 @@ pub fn cargo_in_variants(
 }
 
 /// Take the variants dir's lock: builds there are serialized across test threads and
-/// processes (and with `scripts/bench` and `scripts/conformance`, which take it too).
-fn lock_variants() -> std::fs::File {
+/// processes (and with `scripts/bench` and `scripts/conformance`, which take it too). Hold
+/// it while running anything that builds there (a script given `CARGO_TARGET_DIR`).
+pub fn lock_variants() -> std::fs::File {
     let dir = variants_dir();
     std::fs::create_dir_all(&dir).expect("create target/variants");
     let lock = std::fs::OpenOptions::new()
@@ -171,6 +173,30 @@ pub fn variants_target() -> PathBuf {
     variants_dir()
 }
 
+/// Where release binaries land inside a target dir: `<triple>/release` when the build names
+/// its target (the static default of `.cargo/config.toml`), `release` otherwise. Read off
+/// the binary under test, which cargo placed by the same configuration, so that the tests
+/// follow whatever the configuration says instead of repeating it: cargo marks both the
+/// target dir and a target's folder in it with a `CACHEDIR.TAG`, so the binary's
+/// `release` folder sits in a target's folder when the two folders above it are marked.
+pub fn release_subdir() -> PathBuf {
+    let binary = builtin_binary();
+    let release = binary.parent().expect("the binary's folder");
+    let above = release.parent().expect("the target dir");
+    let marked = |dir: &Path| dir.join("CACHEDIR.TAG").is_file();
+    match (above.file_name(), above.parent()) {
+        (Some(triple), Some(target_dir)) if marked(above) && marked(target_dir) => {
+            Path::new(triple).join("release")
+        }
+        _ => PathBuf::from("release"),
+    }
+}
+
+/// The folder of release binaries built in the variants target dir.
+pub fn variants_release_dir() -> PathBuf {
+    variants_dir().join(release_subdir())
+}
+
 /// Build the binary over other content and copy it to `target/variants/bin/<name>/`.
 ///
 /// Several tests ask for the same variants, and each build of a different variant
@@ -199,7 +225,7 @@ pub fn variant(name: &str, env: &[(&str, &str)]) -> Result<PathBuf, String> {
     if !output.status.success() {
         return Err(String::from_utf8_lossy(&output.stderr).into_owned());
     }
-    let built = variants_dir().join("release/skillpack");
+    let built = variants_release_dir().join("skillpack");
     std::fs::create_dir_all(&target).map_err(|e| e.to_string())?;
     let staging = target.join("skillpack.tmp");
     std::fs::copy(&built, &staging).map_err(|e| e.to_string())?;
@@ -246,6 +272,33 @@ fn variant_key(env: &[(&str, &str)]) -> Option<String> {
         code.len(),
         modified.as_nanos()
     ))
+}
+
+/// The release binary: the shipped build (no dev-dependency features), dated and labelled
+/// as `scripts/release` would build it, from the crate's own content. The empty-root and
+/// release-folder tests run it.
+pub fn release_binary() -> PathBuf {
+    variant(
+        "release",
+        &[
+            ("SKILLPACK_RELEASE", RELEASE_LABEL),
+            ("SOURCE_DATE_EPOCH", RELEASE_EPOCH),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("building the release binary failed:\n{e}"))
+}
+
+pub const RELEASE_LABEL: &str = "2026.12";
+/// 2026-12-01T00:00:00Z.
+pub const RELEASE_EPOCH: &str = "1796083200";
+
+/// Lowercase hex sha256, as `sha256sum` prints it.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Run the binary with arguments and return its output.

@@ -18,6 +18,8 @@ use crate::model::ArchivedDocKind;
 use crate::server::SkillpackServer;
 use crate::transport::http;
 
+mod release;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "skillpack",
@@ -75,6 +77,40 @@ pub enum Command {
         #[arg(long, value_name = "RELEASE")]
         since: Option<String>,
     },
+    /// Write an OCI image of this binary alone (no base image, no shell; user 65532,
+    /// entrypoint `serve --http 0.0.0.0:8080`) and print its digest and tag. Reproducible:
+    /// its date is the release date baked at build time (SOURCE_DATE_EPOCH), never the clock.
+    Image {
+        /// Write the image as an OCI layout folder (new or empty).
+        #[arg(long, value_name = "DIR", required_unless_present = "archive")]
+        layout: Option<std::path::PathBuf>,
+        /// Write the image as an oci-archive tar (`podman load -i`, `skopeo copy oci-archive:…`).
+        #[arg(long, value_name = "FILE")]
+        archive: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        source: SourceArgs,
+    },
+    /// Write the release folder: this binary, manifest.json (with the binary's sha256),
+    /// CHANGES.md, the image archive, an SBOM and SHA256SUMS (`sha256sum -c SHA256SUMS`).
+    Release {
+        /// The folder to write (new or empty).
+        #[arg(long, value_name = "DIR")]
+        out: std::path::PathBuf,
+        /// The SBOM of this binary's crates to include (scripts/release makes one with
+        /// cargo-cyclonedx).
+        #[arg(long, value_name = "FILE")]
+        sbom: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        source: SourceArgs,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SourceArgs {
+    /// The source revision (a git commit) for the image's
+    /// `org.opencontainers.image.revision`.
+    #[arg(long, value_name = "REV")]
+    pub revision: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -295,40 +331,41 @@ pub fn main(catalog: Catalog) -> ExitCode {
         }
         Command::Manifest { with_binary } => manifest(&catalog, with_binary),
         Command::Changes { since } => changes(&catalog, since.as_deref()),
+        Command::Image {
+            layout,
+            archive,
+            source,
+        } => outcome(release::image(
+            &catalog,
+            layout.as_deref(),
+            archive.as_deref(),
+            source.revision,
+        )),
+        Command::Release { out, sbom, source } => outcome(release::folder(
+            &catalog,
+            &out,
+            sbom.as_deref(),
+            source.revision,
+        )),
     }
 }
 
-fn manifest(catalog: &Catalog, with_binary: bool) -> ExitCode {
-    let mut manifest = cmd::changes::manifest(catalog);
-    if with_binary {
-        // Reading the executable is fine here: this is a release-pipeline command, not
-        // `serve`, whose zero-IO guarantee is about answering agents.
-        let exe = std::env::current_exe().and_then(std::fs::read);
-        match exe {
-            Ok(bytes) => {
-                manifest.binary = Some(crate::compile::history::BinaryInfo {
-                    sha256: crate::compile::sha256_digest(&bytes),
-                    size: bytes.len() as u64,
-                });
-            }
-            Err(error) => {
-                eprintln!(
-                    "error: cannot read this executable to hash it: {error} — run it from a readable path, or leave out --with-binary and record `sha256sum` of the binary beside the manifest"
-                );
-                return ExitCode::FAILURE;
-            }
-        }
-    }
-    match serde_json::to_string_pretty(&manifest) {
+/// A command that prints its result or one error line.
+fn outcome(result: Result<String, String>) -> ExitCode {
+    match result {
         Ok(text) => {
             println!("{text}");
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("error: cannot render the manifest: {error}");
+            eprintln!("error: {error}");
             ExitCode::FAILURE
         }
     }
+}
+
+fn manifest(catalog: &Catalog, with_binary: bool) -> ExitCode {
+    outcome(release::manifest_json(catalog, with_binary))
 }
 
 fn changes(catalog: &Catalog, since: Option<&str>) -> ExitCode {

@@ -68,13 +68,16 @@ impl Status {
     pub fn describe(&self) -> String {
         match self.level {
             Level::Enforced => format!(
-                "{} (ABI {}) enforced: no file can be opened, no TCP connection made{}",
+                "{} (ABI {}) enforced {}: no file can be opened, no TCP connection made",
                 self.mechanism,
                 self.abi,
                 if self.all_threads {
-                    ""
+                    "on every thread".to_owned()
                 } else {
-                    " (other threads were already running and are not covered)"
+                    format!(
+                        "on this thread and those it starts, not on others ({})",
+                        self.detail
+                    )
                 }
             ),
             Level::Partial => format!(
@@ -124,15 +127,15 @@ impl Status {
 pub fn restrict() -> Status {
     settle_allocator();
     #[cfg(target_os = "linux")]
-    let threads = thread_count();
+    let alone = threads::alone();
     #[cfg(not(target_os = "linux"))]
-    let threads = None;
-    restrict_with(threads)
+    let alone = None;
+    restrict_with(alone)
 }
 
-/// `threads`: how many threads the process has right now, if known.
+/// `alone`: whether the calling thread is the process's only thread right now, if known.
 #[cfg(target_os = "linux")]
-fn restrict_with(threads: Option<usize>) -> Status {
+fn restrict_with(alone: Option<bool>) -> Status {
     use landlock::{
         ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus,
         RestrictSelfAttr, Ruleset, RulesetAttr, RulesetStatus, Scope,
@@ -160,7 +163,7 @@ fn restrict_with(threads: Option<usize>) -> Status {
                 } => kernel_abi.unwrap_or(effective_abi as i32),
                 _ => 0,
             };
-            let all_threads = restriction.all_threads || threads == Some(1);
+            let all_threads = restriction.all_threads || alone == Some(true);
             let (level, detail) = match restriction.ruleset {
                 // All of TARGET's rights are handled even when only TSYNC (ABI 8) is
                 // missing, which the crate reports as partial: judge by the ABI instead.
@@ -186,9 +189,12 @@ fn restrict_with(threads: Option<usize>) -> Status {
                 ),
             };
             let detail = if !all_threads && level != Level::Unavailable {
-                let others = threads.map_or("unknown".to_owned(), |n| (n - 1).to_string());
+                let others = match alone {
+                    Some(_) => "other threads were running before the restriction",
+                    None => "whether other threads were running could not be told",
+                };
                 format!(
-                    "{detail}{}{others} other thread(s) were running before the restriction",
+                    "{detail}{}{others}",
                     if detail.is_empty() { "" } else { "; " }
                 )
             } else {
@@ -213,7 +219,7 @@ fn restrict_with(threads: Option<usize>) -> Status {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn restrict_with(_threads: Option<usize>) -> Status {
+fn restrict_with(_alone: Option<bool>) -> Status {
     Status {
         mechanism: "none",
         abi: 0,
@@ -230,11 +236,11 @@ fn restrict_with(_threads: Option<usize>) -> Status {
 /// glibc then falls back to `MADV_DONTNEED`, so harmless, but a file syscall all the same).
 /// Make it happen now, while files may still be opened: a short-lived thread, which gets
 /// an arena of its own, grows that arena's heap past the trim threshold (128 KiB) with
-/// blocks below the mmap threshold, and frees them. It exits before [`thread_count`] looks.
-/// With another C library this is a few allocations and nothing else.
+/// blocks below the mmap threshold, and frees them. It is gone before [`threads::alone`]
+/// looks. With another C library this is a few allocations and nothing else.
 fn settle_allocator() {
     #[cfg(target_os = "linux")]
-    let before = thread_count();
+    let alone_before = threads::alone() == Some(true);
     let warm_up = std::thread::Builder::new()
         .name("malloc-settle".to_owned())
         .spawn(|| {
@@ -245,12 +251,12 @@ fn settle_allocator() {
         let _ = thread.join();
     }
     // `join` returns when the thread has stopped running, a moment before the kernel
-    // drops it from `/proc/self/task`; wait for that (briefly), or the restriction would
+    // drops it from the thread group; wait for that (briefly), or the restriction would
     // be reported as not covering every thread.
     #[cfg(target_os = "linux")]
-    if let Some(before) = before {
+    if alone_before {
         for _ in 0..200 {
-            if thread_count().is_none_or(|now| now <= before) {
+            if threads::alone() != Some(false) {
                 break;
             }
             std::thread::sleep(std::time::Duration::from_micros(500));
@@ -258,12 +264,30 @@ fn settle_allocator() {
     }
 }
 
-/// Threads in this process, read before the restriction (it is a file read).
+/// Is the calling thread the process's only one? Asked before the restriction, because
+/// the first way is a file read.
 #[cfg(target_os = "linux")]
-fn thread_count() -> Option<usize> {
-    std::fs::read_dir("/proc/self/task")
-        .ok()
-        .map(|entries| entries.count())
+mod threads {
+    /// `/proc/self/task` where `/proc` is mounted; otherwise (an empty root, a container
+    /// without `/proc`) the kernel's own check in `unshare(2)`, which no crate wraps:
+    /// unsharing `CLONE_THREAD` is a no-op that succeeds when the thread group has no other
+    /// member and fails with `EINVAL` when it has one. It changes nothing either way and
+    /// needs no privilege; a seccomp filter that refuses `unshare` (Docker's default does,
+    /// without `CAP_SYS_ADMIN`) leaves the answer unknown.
+    pub(super) fn alone() -> Option<bool> {
+        if let Ok(entries) = std::fs::read_dir("/proc/self/task") {
+            return Some(entries.count() == 1);
+        }
+        // SAFETY: with only CLONE_THREAD, unshare(2) takes no pointer and unshares nothing
+        // (kernel/fork.c: check_unshare_flags, then no namespace or table is copied).
+        match unsafe { libc::unshare(libc::CLONE_THREAD) } {
+            0 => Some(true),
+            _ if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) => {
+                Some(false)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Restrict a throwaway thread exactly as `serve` restricts itself, then try to open this
@@ -275,7 +299,7 @@ pub fn probe() -> (Status, Option<bool>) {
     let exe = std::env::current_exe().ok();
     std::thread::spawn(move || {
         // `serve` restricts while it is the only thread; report what it gets.
-        let status = restrict_with(Some(1));
+        let status = restrict_with(Some(true));
         let verified = status.is_enforced().then(|| {
             let file_denied = exe
                 .as_ref()
