@@ -144,7 +144,10 @@ fn cycle<'a>(uris: &'a [String]) -> impl FnMut() -> &'a str + 'a {
 fn read_and_serialise(catalog: &Catalog, uri: &str) -> usize {
     let message = match resources::read_with(catalog, uri, MetaDelivery::Deferred) {
         Ok(result) => JsonRpcMessage::response(ServerResult::ReadResourceResult(result), ID),
-        Err(error) => JsonRpcMessage::error(error.into_error_data(catalog), Some(ID)),
+        Err(error) => JsonRpcMessage::error(
+            skillpack_server::cmd::tools::verify(catalog, error).into_error_data(catalog),
+            Some(ID),
+        ),
     };
     let mut written = BytesMut::new();
     AnswerCodec::new(*catalog)

@@ -106,12 +106,14 @@ async fn description_examples_work_as_written() {
 
 /// Every kind of URI `catalog_read` accepts, in both details, and the listing variants:
 /// each result matches the tool's own outputSchema and its text is the same JSON.
-async fn check_outputs(client: &Client, extra_uris: &[String]) -> usize {
+/// Every output checked against its schema, and how many searches carried a section.
+async fn check_outputs(client: &Client, extra_uris: &[String]) -> (usize, usize) {
     let tools = tools(client).await;
     let list = output_validator(tool(&tools, "catalog_list"));
     let read = output_validator(tool(&tools, "catalog_read"));
     let search = output_validator(tool(&tools, "catalog_search"));
     let mut checked = 0;
+    let mut carried = 0;
 
     let mut check = async |name: &str, args: Value| {
         let shown = format!("{name} {args}");
@@ -143,12 +145,24 @@ async fn check_outputs(client: &Client, extra_uris: &[String]) -> usize {
         json!({"query": "fingerprint"}),
         json!({"query": "how do I read one chunk", "kind": "skills", "limit": 3}),
         json!({"query": "\"catalog_read\" summary", "kind": "docs"}),
+        json!({"query": "landlock sandbox"}),
+        json!({"query": "sandbox", "also": ["landlock", "no filesystem access"]}),
         json!({"query": "qwxzzy plorbnak"}),
     ] {
         let result = check("catalog_search", args.clone()).await;
-        for hit in result["hits"].as_array().unwrap().iter().take(3) {
+        let hits = result["hits"].as_array().unwrap();
+        if args.get("limit").is_none() {
+            assert!(hits.len() <= 3, "{args}: the default page holds 3 hits");
+        }
+        for (i, hit) in hits.iter().enumerate() {
             check("catalog_read", json!({"uri": hit["chunk_uri"]})).await;
-            check("catalog_read", json!({"uri": hit["section_uri"]})).await;
+            let section = check("catalog_read", json!({"uri": hit["section_uri"]})).await;
+            // A carried section is what a read of its URI returns, on the first hit only.
+            if let Some(text) = hit.get("section_text") {
+                assert_eq!(i, 0, "{args}: section_text on hit {}", i + 1);
+                assert_eq!(&section["text"], text, "{args}");
+                carried += 1;
+            }
         }
         if let Some(cursor) = result["next_cursor"].as_str() {
             let mut next = args.clone();
@@ -183,6 +197,9 @@ async fn check_outputs(client: &Client, extra_uris: &[String]) -> usize {
                 next.push(json!({"uri": chunk["uri"]}));
                 next.push(json!({"uri": result["uri"], "chunk_id": chunk["id"]}));
             }
+            if let Some(chunk) = result["next_chunk_uri"].as_str() {
+                next.push(json!({"uri": chunk}));
+            }
             if let Some(section) = result["outline"].as_array().and_then(|o| o.last()) {
                 next.push(json!({"uri": section["uri"]}));
                 next.push(json!({"uri": section["uri"], "detail": "full"}));
@@ -193,18 +210,16 @@ async fn check_outputs(client: &Client, extra_uris: &[String]) -> usize {
             {
                 next.push(json!({"uri": reference["uri"]}));
             }
-            if detail == "summary" {
-                for args in next {
-                    let piece = check("catalog_read", args).await;
-                    seen_kinds.insert(piece["kind"].as_str().unwrap().to_owned());
-                }
+            for args in next {
+                let piece = check("catalog_read", args).await;
+                seen_kinds.insert(piece["kind"].as_str().unwrap().to_owned());
             }
         }
     }
     for kind in ["document", "chunk", "section", "catalog"] {
         assert!(seen_kinds.contains(kind), "{kind} in {seen_kinds:?}");
     }
-    checked
+    (checked, carried)
 }
 
 #[tokio::test]
@@ -215,8 +230,9 @@ async fn builtin_tool_outputs_match_their_schemas() {
         "skill://agent-friendly-mcp/references".to_owned(),
         "skill://writing-skillpack-skills/templates/SKILL.md.template".to_owned(),
     ];
-    let checked = check_outputs(&client, &extra).await;
+    let (checked, carried) = check_outputs(&client, &extra).await;
     assert!(checked > 50, "{checked} results checked");
+    assert!(carried > 0, "no search carried its first hit's section");
 
     // A skill:// markdown file is read as the document it is.
     let file = ok(
@@ -269,7 +285,7 @@ async fn corpora_tool_outputs_match_their_schemas() {
         })
         .expect("canvas-design ships fonts");
     let extra = [binary_file["uri"].as_str().unwrap().to_owned()];
-    let checked = check_outputs(&client, &extra).await;
+    let (checked, _) = check_outputs(&client, &extra).await;
     assert!(checked > 100, "{checked} results checked");
 
     let font = ok(
@@ -479,8 +495,13 @@ async fn from_tools_list_alone_to_a_references_second_chunk() {
         .iter()
         .find(|r| r["chunks"].as_u64() >= Some(2))
         .expect("a reference with two chunks");
-    // 3. Summary of the reference: its chunk catalog.
-    let reference = ok(&client, &read_tool.name, json!({"uri": reference["uri"]})).await;
+    // 3. The reference in full: its chunk catalog (a summary leaves it out).
+    let reference = ok(
+        &client,
+        &read_tool.name,
+        json!({"uri": reference["uri"], "detail": "full"}),
+    )
+    .await;
     let second = &reference["chunks"][1];
     // 4. The second chunk, by its URI.
     let chunk = ok(&client, &read_tool.name, json!({"uri": second["uri"]})).await;
@@ -500,8 +521,10 @@ async fn from_tools_list_alone_to_a_references_second_chunk() {
     client.cancel().await.unwrap();
 }
 
-/// Summaries stay small whatever the document; `full` is the whole body. Prints the
-/// bytes of both for the three largest documents of the corpora build:
+/// Summaries stay small whatever the document: a document of several chunks larger than
+/// the outline budget is its outline (with each section's size, what a read of its uri
+/// returns) and no text; a smaller one comes back whole; `full` is the whole body. Prints
+/// the bytes of both for the three largest documents of the corpora build:
 /// `cargo test --release --test suite -- --nocapture tools::summary_is_budgeted`.
 #[tokio::test]
 async fn corpora_summary_is_budgeted() {
@@ -537,15 +560,64 @@ async fn corpora_summary_is_budgeted() {
         }
     }
     documents.sort_by(|a, b| b.cmp(a));
-    // Token budget: about 4 bytes a token; "well under 10k tokens" is well under 40 KB.
-    const SUMMARY_MAX_BYTES: usize = 24 * 1024;
+    // An outline (4 KB) and a skill's references (3 KB), and the JSON around them.
+    const OUTLINE_SUMMARY_MAX_BYTES: usize = 8 * 1024;
+    // A document that comes back whole: one chunk (8 KB) beside its outline.
+    const WHOLE_SUMMARY_MAX_BYTES: usize = 16 * 1024;
+    let mut outlines = 0;
     for (rank, (size, uri)) in documents.iter().enumerate() {
         let summary = call(&client, "catalog_read", json!({"uri": uri})).await;
         let summary_bytes = summary.text.len();
-        assert!(
-            summary_bytes <= SUMMARY_MAX_BYTES,
-            "{uri}: summary is {summary_bytes} bytes"
-        );
+        let structured = &summary.structured;
+        let chunks = structured["chunks_total"].as_u64().unwrap();
+        if chunks > 1 && *size > 4096 {
+            outlines += 1;
+            assert!(
+                structured.get("text").is_none(),
+                "{uri}: text in an outline summary"
+            );
+            assert_eq!(structured["truncated"], true, "{uri}");
+            assert_eq!(structured["chunks_in_text"], 0, "{uri}");
+            let first_chunk = format!("{}/chunks/", structured["uri"].as_str().unwrap());
+            assert!(
+                structured["next_chunk_uri"]
+                    .as_str()
+                    .is_some_and(|next| next.starts_with(&first_chunk)),
+                "{uri}: next_chunk_uri is the first chunk"
+            );
+            assert!(
+                structured.get("chunks").is_none(),
+                "{uri}: the chunk catalog is left to full"
+            );
+            assert!(
+                summary_bytes <= OUTLINE_SUMMARY_MAX_BYTES,
+                "{uri}: summary is {summary_bytes} bytes"
+            );
+            // The first and last sections listed: the size is what their read returns.
+            let outline = structured["outline"].as_array().unwrap();
+            for section in [outline.first(), outline.last()].into_iter().flatten() {
+                let read = ok(
+                    &client,
+                    "catalog_read",
+                    json!({"uri": section["uri"], "detail": "full"}),
+                )
+                .await;
+                assert_eq!(read["size"], section["size"], "{uri}: {section}");
+            }
+        } else {
+            // Whole, or (a single chunk larger than the text budget) its first 8 KB.
+            let text = structured["text"]
+                .as_str()
+                .expect("a small document's text");
+            match structured["truncated"].as_bool() {
+                Some(false) => assert_eq!(text.len() as u64, *size, "{uri}"),
+                _ => assert!(*size > 8192 && text.len() <= 8192, "{uri}"),
+            }
+            assert!(
+                summary_bytes <= WHOLE_SUMMARY_MAX_BYTES,
+                "{uri}: summary is {summary_bytes} bytes"
+            );
+        }
         if rank < 3 {
             let full = call(
                 &client,
@@ -564,6 +636,10 @@ async fn corpora_summary_is_budgeted() {
             );
         }
     }
+    assert!(
+        outlines > 10,
+        "the corpora have large documents: {outlines} outlines"
+    );
     client.cancel().await.unwrap();
 }
 

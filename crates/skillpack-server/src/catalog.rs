@@ -191,6 +191,17 @@ impl Catalog {
             _ => None,
         }
     }
+
+    /// What to call a skill in a listing: its SKILL.md's first top-level heading ("PDF
+    /// processing"), else its document title (the frontmatter name).
+    pub fn skill_title(&self, skill: &ArchivedSkill) -> &'static str {
+        let document = self.document(skill.document.to_native());
+        document
+            .outline
+            .iter()
+            .find(|h| h.level == 1)
+            .map_or(document.title.as_str(), |h| h.text.as_str())
+    }
 }
 
 /// The repository's own `skills/` and `docs/` (what the `skillpack` binary bakes), compiled

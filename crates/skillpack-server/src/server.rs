@@ -16,6 +16,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::catalog::Catalog;
 use crate::cmd;
+use crate::cmd::errors::CatalogError;
 use crate::contract::CACHE_TTL_MS;
 use crate::uri;
 
@@ -73,6 +74,24 @@ impl SkillpackServer {
     pub fn catalog(&self) -> &Catalog {
         &self.catalog
     }
+
+    /// A surface's error as JSON-RPC (resource-not-found for not-found codes), its repair
+    /// call verified first.
+    fn error_data(&self, error: CatalogError) -> ErrorData {
+        cmd::tools::verify(&self.catalog, error).into_error_data(&self.catalog)
+    }
+
+    /// A surface's error as JSON-RPC `-32602` whatever its code, its repair call verified.
+    fn invalid_params(&self, error: CatalogError) -> ErrorData {
+        cmd::tools::verify(&self.catalog, error).into_invalid_params(&self.catalog)
+    }
+
+    fn skills_error(&self, error: cmd::skills::SkillsError) -> ErrorData {
+        match error {
+            cmd::skills::SkillsError::Request(error) => self.invalid_params(error),
+            cmd::skills::SkillsError::Archive(error) => error,
+        }
+    }
 }
 
 /// What the model reads first: what is here, what is not, and where to start.
@@ -82,18 +101,21 @@ pub fn instructions(catalog: &Catalog) -> String {
         "{name} serves {skills} Agent Skills and {docs} markdown docs compiled into this binary \
          (fingerprint {fingerprint}). It is read-only and answers from memory: no filesystem, \
          no network, content never changes while it runs.\n\
-         Discover once: read {skills_index} (every skill: id, description, URI) and \
-         {docs_index} (every doc), or call the tool catalog_list ({{}} for skills, \
-         {{\"kind\": \"docs\"}} for docs); {capabilities} lists URI families and error codes.\n\
-         To find the section that answers a question without knowing where it is, call \
-         catalog_search {{\"query\": \"a few keywords\"}} (ranked sections with chunk and section \
-         URIs; the prompt find-skill does the same for skills). \
-         Then read a document's summary (catalog_read {{\"uri\": …}}: outline, first chunk, chunk \
-         catalog) and fetch only the chunks (<document uri>/chunks/<id>) or sections \
-         (<document uri>#<anchor>) you need. Do not bulk-load whole documents or the whole \
-         catalog; use detail \"full\" only when you need a whole body. To follow a skill, use \
-         the prompt use-skill or the prompt named after the skill. Errors carry did-you-mean \
-         candidates and a repair call that works as given.\n\
+         To answer a question without knowing where the answer is, call catalog_search \
+         {{\"query\": \"the question\", \"also\": [\"1-3 rephrasings in the docs' likely \
+         terms\"]}}: ranked sections with their URIs and sizes (the prompt find-skill does the \
+         same for skills). When the first hit carries section_text, that is its whole \
+         section: if it answers, answer from it and cite its section_uri. Otherwise read the \
+         smallest URI that answers: a hit's section_uri or chunk_uri (<document uri>#<anchor>, \
+         <document uri>/chunks/<id>), whichever is smaller.\n\
+         To browse instead, discover once: read {skills_index} (every skill: id, description, \
+         URI) and {docs_index} (every doc), or call the tool catalog_list ({{}} for skills, \
+         {{\"kind\": \"docs\"}} for docs); {capabilities} lists URI families and error codes. \
+         A document's summary (catalog_read {{\"uri\": …}}) is its outline with each section's \
+         size and URI. Do not bulk-load whole documents or the whole catalog; use detail \
+         \"full\" only when you need a whole body. To follow a skill, use the prompt use-skill \
+         or the prompt named after the skill. Errors carry did-you-mean candidates and a \
+         repair call that works as given.\n\
          This is release {release}{known}.",
         release = catalog.archive().startup.release,
         known = match catalog.archive().startup.earlier_releases.to_native() {
@@ -133,8 +155,8 @@ impl ServerHandler for SkillpackServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        let mut result = cmd::resources::list(&self.catalog, cursor)
-            .map_err(|e| e.into_error_data(&self.catalog))?;
+        let mut result =
+            cmd::resources::list(&self.catalog, cursor).map_err(|e| self.error_data(e))?;
         if wants_cache_hints(&context) {
             result = result
                 .with_ttl_ms(CACHE_TTL_MS)
@@ -163,7 +185,7 @@ impl ServerHandler for SkillpackServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let mut result = cmd::resources::read_with(&self.catalog, &request.uri, self.meta_delivery)
-            .map_err(|e| e.into_error_data(&self.catalog))?;
+            .map_err(|e| self.error_data(e))?;
         if wants_cache_hints(&context) {
             result = result
                 .with_ttl_ms(CACHE_TTL_MS)
@@ -199,7 +221,7 @@ impl ServerHandler for SkillpackServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        let result = cmd::skills::list(&self.catalog, cursor)?;
+        let result = cmd::skills::list(&self.catalog, cursor).map_err(|e| self.skills_error(e))?;
         Ok(result
             .with_ttl_ms(CACHE_TTL_MS)
             .with_cache_scope(CacheScope::Public))
@@ -210,7 +232,8 @@ impl ServerHandler for SkillpackServer {
         request: GetSkillRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
-        let result = cmd::skills::get(&self.catalog, &request.uri)?;
+        let result =
+            cmd::skills::get(&self.catalog, &request.uri).map_err(|e| self.skills_error(e))?;
         Ok(result
             .with_ttl_ms(CACHE_TTL_MS)
             .with_cache_scope(CacheScope::Public))
@@ -222,7 +245,8 @@ impl ServerHandler for SkillpackServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, ErrorData> {
         let mut result =
-            cmd::skills::read_directory(&self.catalog, &request.uri, request.cursor.as_deref())?;
+            cmd::skills::read_directory(&self.catalog, &request.uri, request.cursor.as_deref())
+                .map_err(|e| self.skills_error(e))?;
         if wants_cache_hints(&context) {
             result = result
                 .with_ttl_ms(CACHE_TTL_MS)
@@ -250,6 +274,7 @@ impl ServerHandler for SkillpackServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // An unknown tool: its error comes verified already.
         cmd::tools::call(&self.catalog, &request.name, request.arguments.as_ref())
             .map(Into::into)
             .map_err(|e| e.into_invalid_params(&self.catalog))
@@ -261,8 +286,8 @@ impl ServerHandler for SkillpackServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        let mut result = cmd::prompts::list(&self.catalog, cursor)
-            .map_err(|e| e.into_invalid_params(&self.catalog))?;
+        let mut result =
+            cmd::prompts::list(&self.catalog, cursor).map_err(|e| self.invalid_params(e))?;
         if wants_cache_hints(&context) {
             result = result
                 .with_ttl_ms(CACHE_TTL_MS)
@@ -278,7 +303,7 @@ impl ServerHandler for SkillpackServer {
     ) -> Result<GetPromptResponse, ErrorData> {
         cmd::prompts::get(&self.catalog, &request.name, request.arguments.as_ref())
             .map(Into::into)
-            .map_err(|e| e.into_invalid_params(&self.catalog))
+            .map_err(|e| self.invalid_params(e))
     }
 
     async fn complete(

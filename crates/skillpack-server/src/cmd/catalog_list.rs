@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::changes;
 use super::cursor;
 use super::errors::{CatalogError, Code};
-use super::tools::{Args, ToolDef, definition};
+use super::tool_def::{Args, ToolDef, definition};
 use crate::catalog::Catalog;
 use crate::contract::{LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, TOOL_LIST};
 use crate::model::{ArchivedDocument, ArchivedSkill};
@@ -28,9 +28,9 @@ fn define(catalog: &Catalog) -> Tool {
     let description = format!(
         "List the skills (default) or the docs this server holds, one compact record each: \
          skills with id, description, tags, capabilities and document uri; docs with path, \
-         uri, title, summary and chunk count. Use it first when you cannot read MCP \
-         resources, to pick what to read by description alone; then call catalog_read with \
-         a record's uri. Pages hold {LIST_DEFAULT_LIMIT} records unless `limit` says \
+         uri, title, summary and chunk count. Use it to browse when you cannot read MCP \
+         resources, to pick what to read by description alone, then call catalog_read with \
+         a record's uri; to answer a question, catalog_search finds the section. Pages hold {LIST_DEFAULT_LIMIT} records unless `limit` says \
          otherwise: while has_more is true, call again with the same arguments plus \
          cursor = next_cursor.\n\n\
          With kind \"changes\" it lists what changed since an earlier release (`since`; \
@@ -332,7 +332,7 @@ fn docs(catalog: &Catalog, prefix: Option<&str>) -> Vec<&'static ArchivedDocumen
 fn skill_record(catalog: &Catalog, skill: &'static ArchivedSkill) -> Value {
     json!({
         "id": skill.id.as_str(),
-        "title": skill_title(catalog, skill),
+        "title": catalog.skill_title(skill),
         "description": skill.description.as_str(),
         "tags": skill.tags.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
         "capabilities": skill.capabilities.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
@@ -371,15 +371,4 @@ fn release_summary(catalog: &Catalog) -> String {
             startup.release
         )
     }
-}
-
-/// What to call a skill in a listing: its SKILL.md's first top-level heading ("PDF
-/// processing"), else its document title (the frontmatter name).
-pub fn skill_title(catalog: &Catalog, skill: &ArchivedSkill) -> &'static str {
-    let document = catalog.document(skill.document.to_native());
-    document
-        .outline
-        .iter()
-        .find(|h| h.level == 1)
-        .map_or(document.title.as_str(), |h| h.text.as_str())
 }

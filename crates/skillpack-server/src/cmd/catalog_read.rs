@@ -2,19 +2,22 @@
 //! docs, `skill://` files and directories, chunks and `#anchor` sections.
 //!
 //! The default `detail: "summary"` is token-budgeted whatever the document's size: a
-//! document comes back as its title, version, outline, first chunk and chunk catalog (each
-//! list cut to a byte budget, with its full count), never its whole body; catalog JSON and
+//! document of one chunk, or no larger than the outline budget, comes back whole; a larger
+//! one as its outline, each section with its size and URI (cut to a byte budget, with the
+//! full count), so that the next read is the one section that answers; catalog JSON and
 //! files come back whole up to [`SUMMARY_WHOLE_BYTES`]. `detail: "full"` returns whole
-//! bodies; `chunk_id` (or a chunk URI) one chunk; a `#anchor` URI one section.
+//! bodies with the chunk catalog and links; `chunk_id` (or a chunk URI) one chunk; a
+//! `#anchor` URI one section.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use rmcp::model::{JsonObject, Tool};
 use serde_json::{Value, json};
 
+use super::changes;
 use super::errors::CatalogError;
 use super::lookup::{self, Resolved};
-use super::tools::{Args, ToolDef, definition};
+use super::tool_def::{Args, ToolDef, definition};
 use crate::catalog::Catalog;
 use crate::contract::{
     SUMMARY_CHUNKS_BYTES, SUMMARY_OUTLINE_BYTES, SUMMARY_TEXT_BYTES, TOOL_LIST, TOOL_READ,
@@ -46,7 +49,6 @@ const KINDS: &[&str] = &[
 /// Catalog JSON, non-markdown files and sections come back whole in a summary up to this
 /// many bytes; past it, the first part (`truncated: true`).
 pub const SUMMARY_WHOLE_BYTES: usize = 2 * SUMMARY_TEXT_BYTES;
-const SUMMARY_LINKS_BYTES: usize = 1536;
 const SUMMARY_REFERENCES_BYTES: usize = 3 * 1024;
 
 fn define(catalog: &Catalog) -> Tool {
@@ -65,15 +67,16 @@ fn define(catalog: &Catalog) -> Tool {
         "Read anything this server serves, by URI: resource://catalog/… indexes and records, \
          resource://skills/… skill documents and references, resource://docs/… docs, \
          skill://… skill files and folders, chunk URIs (<document uri>/chunks/<id>) and \
-         sections (<document uri>#<anchor>). Use it on a uri from catalog_list or from an \
-         earlier read. The default detail \"summary\" keeps answers small: a document comes \
-         back as its title, version, outline, a chunk catalog with URIs and, as text, its \
-         leading chunks that fit in {SUMMARY_TEXT_BYTES} bytes (at least the first), so a \
-         document of at most {SUMMARY_TEXT_BYTES} bytes comes back whole (truncated: false, \
-         no next_chunk_uri) and a larger one as its beginning; then read only the chunk or \
-         section you need (chunk_id, next_chunk_uri or an outline uri). Chunks are numbered \
-         from 1 (chunk.index 1 of chunk.count). Ask for detail \"full\" only when you need a \
-         whole body.\n\n\
+         sections (<document uri>#<anchor>). Use it on a uri from catalog_search, \
+         catalog_list or an earlier read; the smallest URI that answers is the cheapest: a \
+         search hit's section_uri or chunk_uri, whichever is smaller. The default detail \
+         \"summary\" keeps answers small: a document of one chunk, or of at most \
+         {SUMMARY_OUTLINE_BYTES} bytes, comes back whole as text (truncated: false); a larger \
+         one comes back as its outline, every section with its size and uri (no text: \
+         truncated: true), to pick the one section to read next. A section \
+         (<document uri>#<anchor>) comes back whole up to {SUMMARY_WHOLE_BYTES} bytes. \
+         Chunks are numbered from 1 (chunk.index 1 of chunk.count). Ask for detail \"full\" \
+         only when you need a whole body.\n\n\
          Examples: {{\"uri\": \"{document_example}\"}} summarizes a document{chunk_example}; \
          {{\"uri\": \"{}\"}} says what this server holds.",
         uri::CAPABILITIES
@@ -101,7 +104,7 @@ fn define(catalog: &Catalog) -> Tool {
                 "detail": {
                     "type": "string",
                     "enum": DETAILS,
-                    "description": format!("Omitted means \"summary\": a document's outline, chunk catalog and leading chunks up to {SUMMARY_TEXT_BYTES} bytes (the whole body when the document is no larger; never the whole body of a larger one), catalog JSON and files whole up to {SUMMARY_WHOLE_BYTES} bytes. \"full\" returns the whole body, however large.")
+                    "description": format!("Omitted means \"summary\": a document whole when it is one chunk or at most {SUMMARY_OUTLINE_BYTES} bytes, else its outline with section sizes and URIs (no text); a section, catalog JSON and files whole up to {SUMMARY_WHOLE_BYTES} bytes. \"full\" returns the whole body, however large, with the chunk catalog and links.")
                 }
             },
             "additionalProperties": false
@@ -146,7 +149,13 @@ fn output_schema() -> Value {
         &[],
     );
     let outline = array(object(
-        json!({"level": integer, "text": string, "anchor": string, "uri": string}),
+        json!({
+            "level": integer,
+            "text": string,
+            "anchor": string,
+            "uri": string,
+            "size": {"type": "integer", "minimum": 0, "description": "Bytes of the section uri names (its subsections included): what a read of uri returns."},
+        }),
         &[],
     ));
     let chunks = array(object(
@@ -186,13 +195,13 @@ fn output_schema() -> Value {
         "size": {"type": "integer", "minimum": 0, "description": "Bytes of the whole of what uri names (0 for a folder)."},
         "version": {"type": "string", "description": "Content version (changes when the bytes do)."},
         "document_uri": {"type": "string", "description": "The document a chunk, section or skill:// markdown file belongs to."},
-        "text": {"type": "string", "description": "The body returned: a summary's first chunk, a chunk, a section, JSON or file text."},
+        "text": {"type": "string", "description": "The body returned: a small document whole, a chunk, a section, JSON or file text. Absent from the summary of a larger document (its outline says what to read)."},
         "blob": {"type": "string", "description": "Base64 bytes of a binary file."},
         "truncated": {"type": "boolean", "description": "True when text (or blob) is not the whole of what uri names; next_step says how to get the rest."},
         "chunk": chunk,
         "prev_chunk_uri": nullable,
         "next_chunk_uri": nullable,
-        "chunks_in_text": {"type": "integer", "minimum": 0, "description": "Summary of a document: how many leading chunks `text` holds."},
+        "chunks_in_text": {"type": "integer", "minimum": 0, "description": "Summary of a document: how many leading chunks `text` holds (0 when it has no text)."},
         "section": section,
         "outline": outline,
         "outline_total": integer,
@@ -352,11 +361,11 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
             target: Target::Changes(i),
             ..
         } => {
-            let since = super::changes::since_name(catalog, i);
+            let since = changes::since_name(catalog, i);
             catalog_json(
                 &uri::changes(&since),
                 &format!("Changes since {since}"),
-                &super::changes::body(catalog, i),
+                &changes::body(catalog, i),
                 full,
                 Some(format!(
                     "{TOOL_LIST} {{\"kind\": \"changes\", \"since\": \"{since}\"}} pages through them"
@@ -405,6 +414,7 @@ fn heading_entry(document: &ArchivedDocument, h: &ArchivedHeading) -> Value {
         "text": h.text.as_str(),
         "anchor": h.anchor.as_str(),
         "uri": uri::anchor(&document.uri, &h.anchor),
+        "size": h.end.to_native() - h.start.to_native(),
     })
 }
 
@@ -453,13 +463,6 @@ fn outline(document: &ArchivedDocument, budget: Option<usize>) -> Vec<Value> {
         })
         .map(|(_, _, v)| v)
         .collect()
-}
-
-fn chunk_entries(document: &ArchivedDocument, budget: Option<usize>) -> Vec<Value> {
-    fit(
-        document.chunks.iter().map(|c| chunk_entry(document, c)),
-        budget,
-    )
 }
 
 /// One entry of a chunk catalog: id, uri, heading, size.
@@ -520,36 +523,19 @@ fn document_result(
     let budget = |bytes: usize| (!full).then_some(bytes);
     let size = document.content.len.to_native() as usize;
     let chunks = document.chunks.as_slice();
-    // A summary's text: the leading chunks that fit the budget (at least the first one,
-    // cut if it alone is larger), so a small document comes back whole in one call and a
-    // large one as its beginning.
-    let (text, in_text) = if full {
-        (catalog.text(document), chunks.len())
+    // A summary's text: the whole document when it is one chunk (cut to the budget should
+    // that chunk be larger) or no larger than an outline would be; otherwise none, and the
+    // outline, with every section's size and URI, says which one part to read.
+    let text = if full {
+        Some(catalog.text(document))
+    } else if chunks.len() <= 1 || size <= SUMMARY_OUTLINE_BYTES {
+        Some(cut(catalog.text(document), SUMMARY_TEXT_BYTES))
     } else {
-        let mut in_text = 0;
-        let mut end = 0;
-        for c in chunks {
-            let c_end = c.end.to_native() as usize;
-            if in_text > 0 && c_end > SUMMARY_TEXT_BYTES {
-                break;
-            }
-            end = c_end;
-            in_text += 1;
-            if end >= SUMMARY_TEXT_BYTES {
-                break;
-            }
-        }
-        let text = cut(
-            catalog.text_range(document, 0, end as u64),
-            SUMMARY_TEXT_BYTES,
-        );
-        // A chunk cut short does not count: reading on starts with it.
-        if text.len() < end {
-            in_text -= 1;
-        }
-        (text, in_text)
+        None
     };
-    let truncated = text.len() < size;
+    let shown = text.map_or(0, str::len);
+    // A chunk cut short does not count: reading on starts with it.
+    let in_text = if shown == size { chunks.len() } else { 0 };
     let mut value = json!({
         "uri": as_uri.unwrap_or(document.uri.as_str()),
         "kind": "document",
@@ -558,18 +544,29 @@ fn document_result(
         "mime_type": "text/markdown",
         "size": size,
         "version": document.version.as_str(),
-        "text": text,
-        "truncated": truncated,
+        "truncated": shown < size,
         "outline": outline(document, budget(SUMMARY_OUTLINE_BYTES)),
         "outline_total": document.outline.len(),
-        "chunks": chunk_entries(document, budget(SUMMARY_CHUNKS_BYTES)),
         "chunks_total": chunks.len(),
-        "links": fit(
-            document.links.iter().map(|l| json!({"text": l.text.as_str(), "uri": l.uri.as_str()})),
-            budget(SUMMARY_LINKS_BYTES),
-        ),
         "links_total": document.links.len(),
     });
+    if let Some(text) = text {
+        value["text"] = text.into();
+    }
+    // The chunk catalog and the links repeat what the outline and the text say; a summary
+    // leaves them to detail "full".
+    if full {
+        value["chunks"] = document
+            .chunks
+            .iter()
+            .map(|c| chunk_entry(document, c))
+            .collect();
+        value["links"] = document
+            .links
+            .iter()
+            .map(|l| json!({"text": l.text.as_str(), "uri": l.uri.as_str()}))
+            .collect();
+    }
     if as_uri.is_some() {
         value["document_uri"] = document.uri.as_str().into();
     }
@@ -583,13 +580,20 @@ fn document_result(
             .map(|c| uri::chunk(&document.uri, &c.id));
         value["next_chunk_uri"] = next.clone().into();
         if let Some(next) = next {
-            value["next_step"] = format!(
-                "The text holds the first {shown} of {size} bytes ({in_text} of {count} chunks whole). \
-                 Read on with {TOOL_READ} {{\"uri\": \"{next}\"}}, pick a chunk from `chunks` or a \
-                 section from `outline` (its uri), or ask for detail \"full\" if you need the whole body.",
-                count = chunks.len(),
-                shown = text.len(),
-            )
+            value["next_step"] = match text {
+                Some(text) => format!(
+                    "The text holds the first {} of {size} bytes. Read on with {TOOL_READ} \
+                     {{\"uri\": \"{next}\"}}, or ask for detail \"full\" if you need the whole body.",
+                    text.len()
+                ),
+                None => format!(
+                    "This summary is the outline: read the one section you need by its uri \
+                     (its size says what the read costs), or the document chunk by chunk from \
+                     {TOOL_READ} {{\"uri\": \"{next}\"}} ({count} chunks). Detail \"full\" \
+                     returns the whole body ({size} bytes).",
+                    count = chunks.len(),
+                ),
+            }
             .into();
         }
     }

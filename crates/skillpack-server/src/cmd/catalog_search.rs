@@ -1,8 +1,10 @@
 //! Tool `catalog_search`: ranked full-text search over every section of every skill,
 //! reference and doc, from the index baked at build time ([`crate::search`]). A hit names
 //! the smallest pieces to read next (`section_uri`, `chunk_uri`) with a verbatim snippet;
-//! pages follow the house convention (`has_more`, `next_cursor`; opaque cursors bound to
-//! this binary, the query and the kind).
+//! the first hit also carries its whole section (`section_text`) when it leads clearly and
+//! the section is small, so an agent can answer and cite from this one call. Pages follow
+//! the house convention (`has_more`, `next_cursor`; opaque cursors bound to this binary,
+//! the query and the kind).
 //!
 //! [`search`] is also what `skillpack search` prints ([`render_text`] for people) and what
 //! the `find-skill` prompt ranks with.
@@ -12,9 +14,11 @@ use serde_json::{Map, Value, json};
 
 use super::cursor;
 use super::errors::{CatalogError, Code, Repair};
-use super::tools::{Args, ToolDef, definition};
+use super::tool_def::{Args, ToolDef, definition};
 use crate::catalog::Catalog;
-use crate::contract::{SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, TOOL_LIST, TOOL_SEARCH};
+use crate::contract::{
+    SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_SECTION_TEXT_BYTES, TOOL_LIST, TOOL_SEARCH,
+};
 use crate::model::ArchivedDocKind;
 use crate::search::fuse::MAX_ALSO;
 use crate::search::{self, Hit, Index, Kind, MAX_QUERY_BYTES, MAX_RESULTS, Request};
@@ -48,7 +52,10 @@ fn define(catalog: &Catalog) -> Tool {
          it is much cheaper than reading documents to compare them. Each hit names the \
          document (uri), the section that matched (section_uri, heading_path) and the chunk \
          that holds it (chunk_uri), with their sizes in bytes (section_size, chunk_size) and \
-         a verbatim snippet; then call catalog_read with the hit's section_uri or chunk_uri, \
+         a verbatim snippet. When the first hit clearly leads and its section is at most \
+         {SEARCH_SECTION_TEXT_BYTES} bytes, it carries that whole section as section_text: \
+         if it answers the question, answer from it and cite its section_uri, with no other \
+         call. Otherwise call catalog_read with the best hit's section_uri or chunk_uri, \
          whichever is smaller and covers what you need. No two hits name the same chunk. \
          Write a question, a few keywords or a pasted error message: word forms are \
          stemmed; code identifiers (snake_case, CamelCase, a::b), error codes and words in \
@@ -143,6 +150,7 @@ fn output_schema() -> Value {
                     "heading_path": {"type": "array", "items": {"type": "string"}, "description": "Headings from the top of the document down to the matched section."},
                     "anchor": {"type": "string", "description": "Anchor of the matched section's heading."},
                     "snippet": {"type": "string", "description": "A verbatim excerpt of the chunk around the matched words."},
+                    "section_text": {"type": "string", "description": format!("The whole section section_uri names, verbatim (what catalog_read of section_uri returns as text). Only on the first hit of the first page, when it leads clearly (a query alone scores it well above the second hit; with `also`, most phrasings rank it first) and section_size is at most {SEARCH_SECTION_TEXT_BYTES} bytes.")},
                     "score": {"type": "number", "description": "Relevance; comparable only within one query."}
                 },
                 "additionalProperties": false
@@ -279,7 +287,11 @@ pub fn search(catalog: &Catalog, args: &SearchArgs) -> Result<Value, CatalogErro
         .hits
         .iter()
         .enumerate()
-        .map(|(i, hit)| hit_json(catalog, &index, hit, offset + i + 1))
+        .map(|(i, hit)| {
+            let rank = offset + i + 1;
+            let carries = rank == 1 && results.clear_lead;
+            hit_json(catalog, &index, hit, rank, carries)
+        })
         .collect();
     let mut out = Map::new();
     out.insert("query".into(), args.query.clone().into());
@@ -337,7 +349,9 @@ fn hint(args: &SearchArgs, results: &search::Results, offset: usize) -> String {
     hint
 }
 
-fn hit_json(catalog: &Catalog, index: &Index<'_>, hit: &Hit, rank: usize) -> Value {
+/// A hit as the tool returns it; with `carries`, its whole section too when that is at most
+/// [`SEARCH_SECTION_TEXT_BYTES`].
+fn hit_json(catalog: &Catalog, index: &Index<'_>, hit: &Hit, rank: usize, carries: bool) -> Value {
     let document = index.document(hit.document);
     let chunk = &document.chunks[hit.chunk as usize];
     let path = index.heading_path(hit);
@@ -354,13 +368,17 @@ fn hit_json(catalog: &Catalog, index: &Index<'_>, hit: &Hit, rank: usize) -> Val
         (chunk.end.to_native() - chunk.start.to_native()).into(),
     );
     let own = path.last();
-    let (section_uri, section_size) = match own {
+    let (section_uri, section) = match own {
         Some(h) => (
             uri::anchor(&document.uri, &h.anchor),
-            h.end.to_native() - h.start.to_native(),
+            h.start.to_native()..h.end.to_native(),
         ),
-        None => (document.uri.to_string(), document.content.len.to_native()),
+        None => (
+            document.uri.to_string(),
+            0..document.content.len.to_native(),
+        ),
     };
+    let section_size = section.end - section.start;
     out.insert("section_uri".into(), section_uri.into());
     out.insert("section_size".into(), section_size.into());
     let (kind, skill) = match document.kind {
@@ -385,6 +403,10 @@ fn hit_json(catalog: &Catalog, index: &Index<'_>, hit: &Hit, rank: usize) -> Val
         "score".into(),
         json!(((hit.score as f64) * 1000.0).round() / 1000.0),
     );
+    if carries && section_size as usize <= SEARCH_SECTION_TEXT_BYTES {
+        let text = index.text_range(document, section.start as usize..section.end as usize);
+        out.insert("section_text".into(), text.into());
+    }
     Value::Object(out)
 }
 
@@ -411,12 +433,16 @@ pub fn render_text(result: &Value) -> String {
         } else {
             path.join(" › ")
         };
-        let snippet = hit["snippet"]
-            .as_str()
-            .unwrap_or_default()
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        // The whole section when the hit carries it, as written; else the snippet on a line.
+        let snippet = match hit["section_text"].as_str() {
+            Some(section) => section.trim_end().replace('\n', "\n   "),
+            None => hit["snippet"]
+                .as_str()
+                .unwrap_or_default()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
         text.push_str(&format!(
             "{}. {} ({:.2})\n   {}\n   read: {}\n   {}\n",
             hit["rank"],
@@ -548,24 +574,6 @@ mod tests {
         );
         assert_eq!(hit["document_kind"], "doc");
         assert!(hit["snippet"].as_str().unwrap().contains("or_insert"));
-        // The sizes beside the URIs are the bytes a read of them returns.
-        let size_of = |uri: &Value| {
-            let arguments = json!({"uri": uri, "detail": "full"});
-            let read = super::super::tools::run(
-                &catalog,
-                crate::contract::TOOL_READ,
-                arguments.as_object().unwrap(),
-            )
-            .unwrap()
-            .unwrap();
-            assert_eq!(
-                read["size"].as_u64(),
-                Some(read["text"].as_str().unwrap().len() as u64)
-            );
-            read["size"].clone()
-        };
-        assert_eq!(hit["section_size"], size_of(&hit["section_uri"]));
-        assert_eq!(hit["chunk_size"], size_of(&hit["chunk_uri"]));
         assert!(hit["section_size"].as_u64() < hit["chunk_size"].as_u64());
         let result = call(
             &catalog,
@@ -623,7 +631,7 @@ mod tests {
     }
 
     #[test]
-    fn bad_arguments_get_specific_errors_with_working_repairs() {
+    fn bad_arguments_get_specific_errors() {
         let catalog = fixture();
         let cases = [
             (json!({}), "query"),
@@ -643,18 +651,6 @@ mod tests {
             let error = call(&catalog, &args(input.clone())).unwrap_err();
             assert_eq!(error.code, Code::InvalidArgument, "{input}");
             assert_eq!(error.field, field, "{input}");
-            // Every repair works as given (the fallback would be `list_catalog`).
-            let (tool, arguments) = error
-                .repair
-                .clone()
-                .and_then(|r| r.tool)
-                .unwrap_or_else(|| (TOOL_LIST, json!({})));
-            assert!(
-                super::super::tools::run(&catalog, tool, arguments.as_object().unwrap())
-                    .unwrap()
-                    .is_ok(),
-                "{input}: {tool} {arguments}"
-            );
         }
         let error = call(&catalog, &args(json!({"query": "a", "kind": "skill"}))).unwrap_err();
         assert_eq!(error.candidates[0], "skills");
@@ -664,6 +660,83 @@ mod tests {
             error.repair.unwrap().tool.unwrap(),
             (TOOL_SEARCH, json!({"query": "hash"}))
         );
+    }
+
+    #[test]
+    fn a_clear_first_hit_carries_its_small_section_and_no_other_does() {
+        let catalog = fixture();
+        let index = Index::from(&catalog);
+        let mut carried = [false; 2];
+        for (query, also) in [
+            ("radio buttons", json!([])),
+            ("entry API or_insert", json!([])),
+            ("filler widgets", json!([])),
+            ("hash", json!([])),
+            (
+                "read a whole file",
+                json!(["read_to_string", "whole file into a String"]),
+            ),
+            (
+                "hash map entry",
+                json!(["radio buttons", "flatten the form"]),
+            ),
+        ] {
+            let result = call(&catalog, &args(json!({"query": query, "also": also}))).unwrap();
+            let hits = result["hits"].as_array().unwrap();
+            assert_eq!(hits.len(), SEARCH_DEFAULT_LIMIT.min(hits.len()));
+            let phrasings: Vec<&str> = also
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
+            let lead = index
+                .search(&Request {
+                    query,
+                    kind: Kind::All,
+                    offset: 0,
+                    limit: 1,
+                    also: &phrasings,
+                })
+                .clear_lead;
+            let first = &hits[0];
+            let small = first["section_size"].as_u64() <= Some(SEARCH_SECTION_TEXT_BYTES as u64);
+            match first.get("section_text") {
+                Some(text) => {
+                    assert!(
+                        lead && small,
+                        "{query}: carried without a clear lead and a small section"
+                    );
+                    // The whole section (a read of section_uri returns the same bytes:
+                    // cmd::tools' tests).
+                    assert_eq!(
+                        text.as_str().unwrap().len() as u64,
+                        first["section_size"].as_u64().unwrap()
+                    );
+                    let snippet = first["snippet"].as_str().unwrap();
+                    assert!(text.as_str().unwrap().contains(snippet), "{query}");
+                }
+                None => assert!(
+                    !(lead && small),
+                    "{query}: a clear lead on a small section, not carried"
+                ),
+            }
+            carried[usize::from(first.get("section_text").is_some())] = true;
+            assert!(
+                hits[1..].iter().all(|h| h.get("section_text").is_none()),
+                "{query}"
+            );
+            // A later page never carries: its first hit is not the ranking's.
+            let later = call(&catalog, &args(json!({"query": query, "also": also, "limit": 1, "cursor": cursor::encode(&catalog, &listing(&SearchArgs { query: query.into(), kind: Kind::All, limit: 1, cursor: None, also: phrasings.iter().map(|p| p.to_string()).collect() }), 1)}))).unwrap();
+            assert!(
+                later["hits"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|h| h.get("section_text").is_none())
+            );
+        }
+        assert_eq!(carried, [true, true], "both cases among the queries");
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! What changed since an earlier release: `resource://catalog/changes[/{since}]`, the
-//! `whats-new` prompt, `catalog_list {"kind": "changes"}`, completion of `since`, the
+//! What changed since an earlier release, for every surface that tells it:
+//! `resource://catalog/changes[/{since}]` (`cmd::resources`), the `whats-new` prompt
+//! (`cmd::whats_new`), `catalog_list {"kind": "changes"}`, completion of `since`, the
 //! `skillpack changes` release notes and the `skillpack manifest` of this release.
 //!
 //! The change sets were computed at build time against each earlier release this one
@@ -7,25 +8,19 @@
 //! release by label, by fingerprint prefix (12 hex digits or more) or by date (the latest
 //! release on or before it); this release itself is a valid `since` (nothing changed).
 
-use rmcp::model::{GetPromptResult, JsonObject, Prompt, PromptArgument, PromptMessage, Role};
 use serde_json::{Value, json};
 
-use super::completion::{self, Context};
-use super::errors::{CatalogError, Code, Repair, did_you_mean};
-use super::lookup::CANDIDATES;
-use super::prompts::{PromptDef, optional_string};
+use super::errors::{CANDIDATES, CatalogError, Code, Repair, did_you_mean};
+use super::suggest;
 use crate::catalog::Catalog;
 use crate::compile::history::{self, Manifest};
-use crate::contract::{PROMPT_WHATS_NEW, TOOL_LIST, TOOL_READ};
+use crate::contract::TOOL_LIST;
 use crate::model::{
     ArchivedChangeKind, ArchivedChangeSet, ArchivedDocumentChange, ArchivedEarlierRelease,
     ArchivedFileChange, ArchivedTarget, SAME_RELEASE,
 };
 use crate::uri;
 
-/// At most this many documents and files are itemised in the `whats-new` prompt; the rest
-/// are counted and left to `catalog_list {"kind": "changes"}`.
-const PROMPT_ENTRIES: usize = 100;
 /// Hex digits a fingerprint prefix needs to name a release.
 pub const MIN_PREFIX: usize = 12;
 
@@ -87,7 +82,7 @@ pub fn release(earlier: &ArchivedEarlierRelease) -> Release<'_> {
 }
 
 /// The release `which` names (an index into the earlier releases, or [`SAME_RELEASE`]).
-fn since_release(catalog: &Catalog, which: u32) -> Release<'static> {
+pub fn since_release(catalog: &Catalog, which: u32) -> Release<'static> {
     match earlier(catalog).get(which as usize) {
         Some(e) => release(e),
         None => current(catalog),
@@ -496,74 +491,10 @@ pub fn markdown(catalog: &Catalog, which: u32, limit: usize) -> String {
     out
 }
 
-// ---- the `whats-new` prompt -----------------------------------------------------------
-
-pub const PROMPT: PromptDef = PromptDef {
-    name: PROMPT_WHATS_NEW,
-    definition: prompt_definition,
-    get: prompt_get,
-    complete: prompt_complete,
-};
-
-fn prompt_definition(catalog: &Catalog) -> Prompt {
-    Prompt::new(
-        PROMPT_WHATS_NEW,
-        Some(format!(
-            "What changed in {} since an earlier release, grouped by skill and doc, with the section and document URIs to read — and only those. {} earlier release(s) known.",
-            catalog.name(),
-            earlier(catalog).len()
-        )),
-        Some(vec![
-            PromptArgument::new("since")
-                .with_title("Since")
-                .with_description("The release you knew: its label, a fingerprint prefix (12+ hex digits) or a date (YYYY-MM-DD: the latest release on or before it); completion lists them. Omitted means the previous release.")
-                .with_required(false),
-        ]),
-    )
-    .with_title("What's new since a release")
-}
-
-fn prompt_complete(
-    catalog: &Catalog,
-    argument: &str,
-    value: &str,
-    _: Context<'_>,
-) -> rmcp::model::CompletionInfo {
-    match argument {
-        "since" => complete_since(catalog, value),
-        _ => completion::empty(),
-    }
-}
-
+/// What `since` completes to (template variable and prompt argument).
 pub fn complete_since(catalog: &Catalog, value: &str) -> rmcp::model::CompletionInfo {
     let known = candidates(catalog);
-    completion::from_list(value, known.iter().map(String::as_str))
-}
-
-fn prompt_get(catalog: &Catalog, arguments: &JsonObject) -> Result<GetPromptResult, CatalogError> {
-    let since = optional_string(arguments, "since")?;
-    let which = resolve(catalog, since).map_err(|e| e.field("since", since.unwrap_or_default()))?;
-    let mut text = markdown(catalog, which, PROMPT_ENTRIES);
-    if !earlier(catalog).is_empty() && !entries(catalog, which).is_empty() {
-        text.push_str(&format!(
-            "\nRead only the URIs listed above, with resources/read or {TOOL_READ} {{\"uri\": …}}: \
-             they are what changed. Everything else kept its bytes and its version (in _meta), \
-             so what you know of it from that release still holds. Removed entries have \
-             nothing to read: forget them. The same list as JSON: {}.\n",
-            uri::changes(&since_name(catalog, which))
-        ));
-    }
-    let mut result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]);
-    result.description = Some(if earlier(catalog).is_empty() {
-        format!("{}: the first release of its chain", catalog.name())
-    } else {
-        format!(
-            "{}: what changed since {}",
-            catalog.name(),
-            since_release(catalog, which).name()
-        )
-    });
-    Ok(result)
+    suggest::from_list(value, known.iter().map(String::as_str))
 }
 
 // ---- the manifest ---------------------------------------------------------------------

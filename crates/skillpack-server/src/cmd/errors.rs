@@ -7,6 +7,11 @@
 //!
 //! `details.candidates` holds did-you-mean suggestions computed from the baked ids, and
 //! `repair` names the next step that fixes the request.
+//!
+//! The carriers are methods of [`VerifiedError`], which only
+//! [`CatalogError::verified`] makes: the tool registry (`cmd::tools::verify`) runs the
+//! repair call first, so every `repair` a client sees works when called literally. This
+//! module sits below every surface and knows no tool.
 
 use rmcp::ErrorData;
 use serde_json::{Map, Value, json};
@@ -68,8 +73,8 @@ pub struct Repair {
     /// Symbolic step, e.g. `read_index_then_retry`.
     pub next_step: &'static str,
     /// A tool to call, with arguments that work when passed literally. Before an error
-    /// leaves the server, `CatalogError::with_working_repair` runs this call in-process and
-    /// replaces it with a listing that works should it fail.
+    /// leaves the server, `cmd::tools::verify` runs this call in-process and replaces it
+    /// with a listing that works should it fail.
     pub tool: Option<(&'static str, Value)>,
     /// What to do without tools.
     pub alternative: String,
@@ -147,9 +152,13 @@ pub struct CatalogError {
     pub repair: Option<Repair>,
     /// The URI the request was about, if any.
     pub resource_uri: Option<String>,
-    /// Whether `repair` has been verified (see [`CatalogError::with_working_repair`]).
-    repair_checked: bool,
 }
+
+/// A [`CatalogError`] whose `repair` call is known to work: the only kind that leaves the
+/// server, since the carriers (JSON-RPC `error.data`, a tool's `isError` result) are its
+/// methods.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerifiedError(CatalogError);
 
 impl CatalogError {
     pub fn new(code: Code, message: impl Into<String>) -> Self {
@@ -162,7 +171,6 @@ impl CatalogError {
             candidates: Vec::new(),
             repair: None,
             resource_uri: None,
-            repair_checked: false,
         }
     }
 
@@ -184,33 +192,20 @@ impl CatalogError {
 
     pub fn repair(mut self, repair: Repair) -> Self {
         self.repair = Some(repair);
-        self.repair_checked = false;
         self
     }
 
-    /// This error with a repair call that is known to work: the server runs the call
-    /// in-process (tools are pure functions of the baked catalog: microseconds, no side
-    /// effects) and, should it fail or be missing, puts in `catalog_list {}`, which always
-    /// works. Every carrier does this before an error leaves the server, so each `repair`
-    /// a client sees can be called literally.
-    pub fn with_working_repair(mut self, catalog: &Catalog) -> Self {
-        if !self.repair_checked {
-            self.repair = Some(super::tools::working_repair(
-                catalog,
-                self.code,
-                self.repair.take(),
-            ));
-            self.repair_checked = true;
-        }
-        self
-    }
-
-    fn checked(&self, catalog: &Catalog) -> std::borrow::Cow<'_, CatalogError> {
-        if self.repair_checked {
-            std::borrow::Cow::Borrowed(self)
-        } else {
-            std::borrow::Cow::Owned(self.clone().with_working_repair(catalog))
-        }
+    /// This error with the repair call `working` vouches for: given the code and the
+    /// repair as built, it returns one that works (`cmd::tools::working_repair` runs the
+    /// call in-process — tools are pure functions of the baked catalog: microseconds, no
+    /// side effects — and puts in `catalog_list {}`, which always works, should it fail
+    /// or be missing).
+    pub fn verified(
+        mut self,
+        working: impl FnOnce(Code, Option<Repair>) -> Repair,
+    ) -> VerifiedError {
+        self.repair = Some(working(self.code, self.repair.take()));
+        VerifiedError(self)
     }
 
     /// The URI the request was about, echoed whole (clients match on it) unless it is
@@ -250,10 +245,17 @@ impl CatalogError {
             }
         }
     }
+}
+
+impl VerifiedError {
+    /// The error as verified.
+    pub fn error(&self) -> &CatalogError {
+        &self.0
+    }
 
     /// The envelope as carried in JSON-RPC `error.data`.
     pub fn rpc_envelope(&self, catalog: &Catalog) -> Value {
-        let this = self.checked(catalog);
+        let this = &self.0;
         let mut envelope = json!({
             "machine_code": this.code.as_str(),
             "human_message": this.message,
@@ -274,7 +276,7 @@ impl CatalogError {
 
     /// The envelope as carried in a tool result's `structuredContent`.
     pub fn tool_envelope(&self, catalog: &Catalog) -> Value {
-        let this = self.checked(catalog);
+        let this = &self.0;
         json!({
             "code": this.code.as_str(),
             "message": this.message,
@@ -289,8 +291,8 @@ impl CatalogError {
 
     /// What a client that shows only text sees of a tool error: the message, the
     /// did-you-mean candidates and the repair call.
-    pub fn tool_text(&self, catalog: &Catalog) -> String {
-        let this = self.checked(catalog);
+    pub fn tool_text(&self) -> String {
+        let this = &self.0;
         let mut text = this.message.clone();
         if !this.reason.is_empty() {
             text.push_str(&format!(" ({})", this.reason));
@@ -314,8 +316,8 @@ impl CatalogError {
     /// maps to `-32602` for 2026-07-28 peers and `-32002` for older ones.
     pub fn into_error_data(self, catalog: &Catalog) -> ErrorData {
         let data = Some(self.rpc_envelope(catalog));
-        let message = self.message;
-        if self.code.is_not_found() {
+        let message = self.0.message;
+        if self.0.code.is_not_found() {
             ErrorData::resource_not_found(message, data)
         } else {
             ErrorData::invalid_params(message, data)
@@ -327,9 +329,12 @@ impl CatalogError {
     /// what `prompts/get` and `tools/call` use for unknown names and bad arguments.
     pub fn into_invalid_params(self, catalog: &Catalog) -> ErrorData {
         let data = Some(self.rpc_envelope(catalog));
-        ErrorData::invalid_params(self.message, data)
+        ErrorData::invalid_params(self.0.message, data)
     }
 }
+
+/// How many did-you-mean candidates an error carries.
+pub const CANDIDATES: usize = 5;
 
 /// Up to `limit` ids from `known` that look like `wanted`: prefix matches first, then by
 /// edit distance (at most a third of the length, and at most 3).

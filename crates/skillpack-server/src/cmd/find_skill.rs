@@ -7,9 +7,9 @@ use rmcp::model::{
 };
 use serde_json::json;
 
-use super::completion::{self, Context};
 use super::errors::{CatalogError, Code, Repair};
-use super::prompts::{PromptDef, first_sentences, optional_string};
+use super::prompt_def::{PromptDef, first_sentences, optional_string};
+use super::suggest::{self, Context};
 use crate::catalog::Catalog;
 use crate::contract::{PROMPT_FIND_SKILL, PROMPT_USE_SKILL, TOOL_LIST, TOOL_READ, TOOL_SEARCH};
 use crate::model::ArchivedDocKind;
@@ -48,7 +48,7 @@ fn definition(catalog: &Catalog) -> Prompt {
 /// tags, capabilities, doc folders), keeping what comes before it.
 fn complete(catalog: &Catalog, argument: &str, value: &str, _: Context<'_>) -> CompletionInfo {
     if argument != "task" {
-        return completion::empty();
+        return suggest::empty();
     }
     let split = value
         .char_indices()
@@ -57,7 +57,7 @@ fn complete(catalog: &Catalog, argument: &str, value: &str, _: Context<'_>) -> C
         .map_or(0, |(i, c)| i + c.len_utf8());
     let (head, last) = value.split_at(split);
     let topics = &catalog.archive().completions.topics;
-    let mut info = completion::from_list(last, topics.iter().map(|t| t.as_str()));
+    let mut info = suggest::from_list(last, topics.iter().map(|t| t.as_str()));
     if !head.is_empty() {
         for v in &mut info.values {
             v.insert_str(0, head);
@@ -180,7 +180,7 @@ pub fn find_skill(catalog: &Catalog, task: &str) -> GetPromptResult {
                 "\n{}. `{}` ({})\n   {}\n   document: {}\n   record: {}\n   best match: {} ({})\n",
                 i + 1,
                 skill.id,
-                super::catalog_list::skill_title(catalog, skill),
+                catalog.skill_title(skill),
                 first_sentences(&skill.description, DESCRIPTION_CHARS),
                 document.uri,
                 uri::skill_record(&skill.id),

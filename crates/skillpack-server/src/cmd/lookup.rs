@@ -2,13 +2,13 @@
 //! canonical spelling costs one hash probe), then parsing and canonicalisation, and when
 //! nothing matches, an error that says precisely what is missing and what exists instead.
 
-use super::errors::{CatalogError, Code, FULL_SCAN, Repair, did_you_mean, did_you_mean_sorted};
+use super::changes;
+use super::errors::{
+    CANDIDATES, CatalogError, Code, FULL_SCAN, Repair, did_you_mean, did_you_mean_sorted,
+};
 use crate::catalog::Catalog;
 use crate::model::{ArchivedDocument, ArchivedHeading, ArchivedSkill, ArchivedTarget, Target};
 use crate::uri::{self, Family, UriError};
-
-/// How many did-you-mean candidates an error carries.
-pub const CANDIDATES: usize = 5;
 
 /// A URI resolved to a catalog entry.
 #[derive(Debug, Clone, Copy)]
@@ -42,7 +42,7 @@ pub fn resolve(catalog: &Catalog, raw: &str) -> Result<Resolved, CatalogError> {
     let parsed = uri::parse(raw).map_err(|e| uri_error(raw, e))?;
     // `since` names a release, resolved against the baked history rather than the index.
     if let Family::Changes { since } = &parsed.family {
-        return super::changes::resolve(catalog, since.as_deref())
+        return changes::resolve(catalog, since.as_deref())
             .map(|which| Resolved {
                 target: Target::Changes(which),
                 heading: None,
@@ -445,7 +445,7 @@ pub fn chunk_not_found(document: &ArchivedDocument, chunk_id: &str) -> CatalogEr
     )
     .field("chunk_id", chunk_id)
     .reason(format!(
-        "this document has {} chunk(s); its chunk catalog (catalog_read of the document, or _meta of resources/read) lists their ids",
+        "this document has {} chunk(s); its chunk catalog (catalog_read of the document with detail \"full\", or _meta of resources/read) lists their ids",
         document.chunks.len()
     ))
     .candidates(candidates)

@@ -15,11 +15,13 @@ use rmcp::model::{
 };
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+use super::changes;
 use super::cursor;
 use super::errors::{CatalogError, Code, Repair};
 use super::lookup::{self, Resolved};
+use super::meta::meta;
 use crate::catalog::Catalog;
 use crate::contract::{
     META_CHUNK, META_DOCUMENT, META_RESOURCE, META_SECTION, RESOURCES_PAGE_SIZE,
@@ -209,7 +211,7 @@ pub fn read_with(
         Resolved {
             target: Target::Changes(i),
             ..
-        } => json_contents(raw, &super::changes::body(catalog, i)),
+        } => json_contents(raw, &changes::body(catalog, i)),
         Resolved {
             target: Target::Directory(i),
             ..
@@ -237,13 +239,6 @@ pub fn read_with(
 
 fn json_contents(uri: &str, json: &str) -> ResourceContents {
     ResourceContents::text(json, uri).with_mime_type(JSON)
-}
-
-/// `_meta` with one namespaced entry.
-pub(crate) fn meta(key: &str, value: Value) -> MetaObject {
-    let mut map = Map::new();
-    map.insert(key.into(), value);
-    MetaObject::from(map)
 }
 
 fn document_contents(catalog: &Catalog, index: u32, delivery: MetaDelivery) -> ResourceContents {

@@ -9,7 +9,8 @@
 //!
 //! Errors follow the extension: an unknown skill or a URI that is not a directory is
 //! `-32602` (Invalid params) on every protocol version, with the house envelope in
-//! `error.data`.
+//! `error.data`. They are returned as [`SkillsError`]s; the server verifies their repair
+//! call and sends them (`cmd::tools::verify`).
 
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -19,8 +20,8 @@ use rmcp::model::{
 use serde_json::json;
 
 use super::cursor;
-use super::errors::{CatalogError, Code, Repair, did_you_mean_sorted};
-use super::lookup::{self, CANDIDATES, Resolved};
+use super::errors::{CANDIDATES, CatalogError, Code, Repair, did_you_mean_sorted};
+use super::lookup::{self, Resolved};
 use crate::catalog::Catalog;
 use crate::contract::{DIRECTORY_PAGE_SIZE, META_SKILL, SKILLS_PAGE_FILES, SKILLS_PAGE_SIZE};
 use crate::model::{
@@ -29,6 +30,27 @@ use crate::model::{
 use crate::uri;
 
 const LISTING: &str = "skills";
+
+/// A `skills/*` request that failed: because of the request (an envelope, sent as
+/// `-32602` Invalid params on every protocol version) or because the archive is
+/// inconsistent (an internal error, no envelope).
+#[derive(Debug)]
+pub enum SkillsError {
+    Request(CatalogError),
+    Archive(ErrorData),
+}
+
+impl From<CatalogError> for SkillsError {
+    fn from(error: CatalogError) -> Self {
+        SkillsError::Request(error)
+    }
+}
+
+impl From<ErrorData> for SkillsError {
+    fn from(error: ErrorData) -> Self {
+        SkillsError::Archive(error)
+    }
+}
 const SKILL_MD: &str = "/SKILL.md";
 
 /// The `Skill` entry of one skill: its frontmatter as authored and the complete manifest
@@ -52,7 +74,7 @@ pub fn entry(catalog: &Catalog, skill: &ArchivedSkill) -> Result<Skill, ErrorDat
         .map(|f| SkillResource::new(f.uri.as_str(), f.sha256.as_str(), f.size.to_native()))
         .collect();
     let document = catalog.document(skill.document.to_native());
-    let meta = super::resources::meta(
+    let meta = super::meta::meta(
         META_SKILL,
         json!({
             "id": skill.id.as_str(),
@@ -71,11 +93,11 @@ pub fn entry(catalog: &Catalog, skill: &ArchivedSkill) -> Result<Skill, ErrorDat
 
 /// `skills/list`: skills in id order, paged by [`SKILLS_PAGE_SIZE`] skills and
 /// [`SKILLS_PAGE_FILES`] manifest entries.
-pub fn list(catalog: &Catalog, cursor: Option<&str>) -> Result<ListSkillsResult, ErrorData> {
+pub fn list(catalog: &Catalog, cursor: Option<&str>) -> Result<ListSkillsResult, SkillsError> {
     let skills = catalog.skills();
     let start = match cursor {
         None => 0,
-        Some(c) => cursor::decode(catalog, LISTING, c).map_err(|e| e.into_error_data(catalog))?,
+        Some(c) => cursor::decode(catalog, LISTING, c)?,
     };
     if start > skills.len() {
         return Err(CatalogError::new(
@@ -83,7 +105,7 @@ pub fn list(catalog: &Catalog, cursor: Option<&str>) -> Result<ListSkillsResult,
             "This cursor points past the end of the listing.",
         )
         .field("cursor", cursor.unwrap_or_default())
-        .into_error_data(catalog));
+        .into());
     }
     let mut page = Vec::new();
     let mut files = 0;
@@ -106,10 +128,10 @@ pub fn list(catalog: &Catalog, cursor: Option<&str>) -> Result<ListSkillsResult,
 }
 
 /// `skills/get`: the entry of the skill whose `SKILL.md` is exactly `raw`.
-pub fn get(catalog: &Catalog, raw: &str) -> Result<GetSkillResult, ErrorData> {
+pub fn get(catalog: &Catalog, raw: &str) -> Result<GetSkillResult, SkillsError> {
     match skill_at(catalog, raw) {
         Some(skill) => Ok(GetSkillResult::new(entry(catalog, skill)?)),
-        None => Err(unknown_skill(catalog, raw).into_invalid_params(catalog)),
+        None => Err(unknown_skill(catalog, raw).into()),
     }
 }
 
@@ -196,7 +218,7 @@ pub fn read_directory(
     catalog: &Catalog,
     raw: &str,
     cursor: Option<&str>,
-) -> Result<ListResourcesResult, ErrorData> {
+) -> Result<ListResourcesResult, SkillsError> {
     // Directory URIs have no trailing slash; accept one rather than fail on it.
     let wanted = match raw.strip_suffix('/') {
         Some(stripped) if !stripped.ends_with('/') && stripped.contains("://") => stripped,
@@ -216,7 +238,7 @@ pub fn read_directory(
                     uri::shorten(raw)
                 ),
             )
-            .into_invalid_params(catalog));
+            .into());
         }
         Err(error) if error.code == Code::FileNotFound => {
             return Err(not_a_directory(
@@ -224,18 +246,16 @@ pub fn read_directory(
                 raw,
                 format!("No directory is served at {}.", uri::shorten(raw)),
             )
-            .into_invalid_params(catalog));
+            .into());
         }
-        Err(error) => return Err(error.into_invalid_params(catalog)),
+        Err(error) => return Err(error.into()),
     };
     let directory = &catalog.archive().directories[index as usize];
     let listing = format!("directory:{index}");
     let children = directory.children.as_slice();
     let start = match cursor {
         None => 0,
-        Some(c) => {
-            cursor::decode(catalog, &listing, c).map_err(|e| e.into_invalid_params(catalog))?
-        }
+        Some(c) => cursor::decode(catalog, &listing, c)?,
     };
     if start > children.len() {
         return Err(CatalogError::new(
@@ -243,7 +263,7 @@ pub fn read_directory(
             "This cursor points past the end of the directory.",
         )
         .field("cursor", cursor.unwrap_or_default())
-        .into_invalid_params(catalog));
+        .into());
     }
     let end = (start + DIRECTORY_PAGE_SIZE).min(children.len());
     let mut result = ListResourcesResult::with_all_items(

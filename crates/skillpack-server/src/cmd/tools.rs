@@ -1,5 +1,6 @@
 //! Tools: the fallback surface for clients that handle resources poorly. Self-sufficient
-//! from `tools/list` alone, read-only, closed-world.
+//! from `tools/list` alone, read-only, closed-world. This is their registry, above the
+//! tools themselves (one file each, `catalog_*`), which are made of `cmd::tool_def`.
 //!
 //! # Adding a tool
 //!
@@ -7,39 +8,20 @@
 //! function that builds its definition (built once per server, from the catalog, so that
 //! examples name real ids) and a function that runs it. Add the constant to [`TOOLS`] and
 //! a line to `contract::TOOLS` (the capability summary lists it; a test checks the two
-//! agree). Everything else is shared here:
+//! agree).
 //!
-//! - [`definition`] fills in what every tool has: the JSON Schema 2020-12 dialect,
-//!   annotations (`readOnlyHint`, `idempotentHint`, `openWorldHint: false`) and
-//!   `_meta["anthropic/maxResultSizeChars"]`;
-//! - [`Args`] checks arguments (unknown names, types, ranges, enums) and turns mistakes into
-//!   `invalid_argument` errors that name the field and offer the call without it;
-//! - [`call`] wraps success as `structuredContent` + the same JSON as text, and errors as
-//!   `isError: true` + the envelope + a one-line text. Every envelope's `repair` call is
-//!   verified first ([`working_repair`]).
+//! [`call`] wraps success as `structuredContent` + the same JSON as text, and errors as
+//! `isError: true` + the envelope + a one-line text. Every error's `repair` call is
+//! verified first ([`verify`], which every carrier of an error takes).
 
-use std::sync::Arc;
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use serde_json::{Value, json};
 
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
-use serde_json::{Map, Value, json};
-
-use super::errors::{CatalogError, Code, Repair, did_you_mean};
+use super::errors::{CatalogError, Code, Repair, VerifiedError, did_you_mean};
+use super::tool_def::ToolDef;
 use super::{catalog_list, catalog_read, catalog_search};
 use crate::catalog::Catalog;
-use crate::contract::{self, MAX_RESULT_SIZE_CHARS};
-
-pub const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
-pub const META_MAX_RESULT_SIZE: &str = "anthropic/maxResultSizeChars";
-
-/// A tool: its name, how to describe it, how to run it.
-pub struct ToolDef {
-    pub name: &'static str,
-    /// The `tools/list` entry.
-    pub definition: fn(&Catalog) -> Tool,
-    /// Run with the request's arguments: the `structuredContent` of a success (it must
-    /// match the definition's `outputSchema`), or an error envelope.
-    pub call: fn(&Catalog, &JsonObject) -> Result<Value, CatalogError>,
-}
+use crate::contract;
 
 /// Every tool, in `tools/list` order.
 pub const TOOLS: &[ToolDef] = &[catalog_list::TOOL, catalog_read::TOOL, catalog_search::TOOL];
@@ -59,17 +41,17 @@ pub fn call(
     catalog: &Catalog,
     name: &str,
     arguments: Option<&JsonObject>,
-) -> Result<CallToolResult, CatalogError> {
+) -> Result<CallToolResult, VerifiedError> {
     let Some(tool) = find(name) else {
-        return Err(unknown_tool(name).with_working_repair(catalog));
+        return Err(verify(catalog, unknown_tool(name)));
     };
     let empty = JsonObject::new();
     match (tool.call)(catalog, arguments.unwrap_or(&empty)) {
         Ok(value) => Ok(CallToolResult::structured(value)),
         Err(error) => {
-            let error = error.with_working_repair(catalog);
+            let error = verify(catalog, error);
             let mut result = CallToolResult::structured_error(error.tool_envelope(catalog));
-            result.content = vec![ContentBlock::text(error.tool_text(catalog))];
+            result.content = vec![ContentBlock::text(error.tool_text())];
             Ok(result)
         }
     }
@@ -97,10 +79,16 @@ fn unknown_tool(name: &str) -> CatalogError {
     .candidates(did_you_mean(name, TOOLS.iter().map(|t| t.name), 3))
 }
 
+/// An error ready to leave the server: its repair call verified ([`working_repair`]).
+/// Every carrier takes one: the server's JSON-RPC errors and [`call`]'s `isError` results.
+pub fn verify(catalog: &Catalog, error: CatalogError) -> VerifiedError {
+    error.verified(|code, repair| working_repair(catalog, code, repair))
+}
+
 /// The repair call of an error, verified: the call is run in-process (tools are pure
 /// functions of the baked catalog, so this costs microseconds and changes nothing) and,
 /// should it fail, or should there be none, `catalog_list {}`, which always works, takes
-/// its place. Used by [`CatalogError::with_working_repair`], which every carrier applies.
+/// its place.
 pub fn working_repair(catalog: &Catalog, code: Code, repair: Option<Repair>) -> Repair {
     let works = repair
         .as_ref()
@@ -133,257 +121,90 @@ pub fn working_repair(catalog: &Catalog, code: Code, repair: Option<Repair>) -> 
     }
 }
 
-/// A tool definition with what every tool here shares: the 2020-12 dialect on both
-/// schemas, honest annotations (read-only, idempotent, closed-world: the catalog is fixed
-/// in the binary) and the result-size hint for Claude Code.
-pub fn definition(
-    name: &'static str,
-    title: &str,
-    description: String,
-    input_schema: Value,
-    output_schema: Value,
-) -> Tool {
-    let annotations = ToolAnnotations::with_title(title)
-        .read_only(true)
-        .destructive(false)
-        .idempotent(true)
-        .open_world(false);
-    Tool::new(name, description, Arc::new(schema(input_schema)))
-        .with_title(title)
-        .with_raw_output_schema(Arc::new(schema(output_schema)))
-        .with_annotations(annotations)
-        .with_meta(super::resources::meta(
-            META_MAX_RESULT_SIZE,
-            MAX_RESULT_SIZE_CHARS.into(),
-        ))
-}
-
-/// A schema object with `$schema` first.
-fn schema(body: Value) -> JsonObject {
-    let mut object = Map::new();
-    object.insert("$schema".into(), JSON_SCHEMA_2020_12.into());
-    if let Value::Object(body) = body {
-        object.extend(body);
-    }
-    object
-}
-
-/// The arguments of one call, checked against what the tool accepts. Every mistake is an
-/// `invalid_argument` error naming the field, and (for an optional field) offering the
-/// same call without it — omitting an optional argument always means its default.
-pub struct Args<'a> {
-    tool: &'static str,
-    map: &'a JsonObject,
-    required: &'static [&'static str],
-}
-
-impl<'a> Args<'a> {
-    /// Refuse names the tool does not take (`additionalProperties: false`).
-    pub fn new(
-        tool: &'static str,
-        map: &'a JsonObject,
-        accepted: &'static [&'static str],
-        required: &'static [&'static str],
-    ) -> Result<Self, CatalogError> {
-        let args = Args {
-            tool,
-            map,
-            required,
-        };
-        if let Some(unknown) = map.keys().find(|k| !accepted.contains(&k.as_str())) {
-            let candidates = did_you_mean(unknown, accepted.iter().copied(), 3);
-            let mut error = args.invalid(
-                "arguments",
-                unknown,
-                format!(
-                    "`{}` is not an argument of {tool}; it takes {}",
-                    crate::uri::shorten(unknown),
-                    accepted.join(", ")
-                ),
-            );
-            // A misspelt required argument: the call without it cannot work, the call
-            // with it spelt right may (the repair is verified before it is sent).
-            if let Some(best) = candidates.first()
-                && required.contains(&best.as_str())
-                && !map.contains_key(best)
-            {
-                let mut arguments = map.clone();
-                if let Some(value) = arguments.remove(unknown) {
-                    arguments.insert(best.clone(), value);
-                }
-                error = error.repair(Repair::call(
-                    "rename_argument",
-                    tool,
-                    Value::Object(arguments),
-                    format!("Spell the argument `{best}`, as the tool's inputSchema says."),
-                ));
-            }
-            return Err(error.candidates(candidates));
-        }
-        for name in required {
-            if !map.contains_key(*name) {
-                return Err(args.invalid(name, "", format!("`{name}` is required")));
-            }
-        }
-        Ok(args)
-    }
-
-    /// An `invalid_argument` error about `field` (an argument name, or `arguments` for an
-    /// unknown name given as `value`).
-    pub fn invalid(&self, field: &'static str, value: &str, reason: String) -> CatalogError {
-        let culprit = if field == "arguments" { value } else { field };
-        let error = CatalogError::new(
-            Code::InvalidArgument,
-            format!("Invalid arguments for {}: {reason}.", self.tool),
-        )
-        .field(field, value)
-        .reason(reason);
-        if self.required.contains(&culprit) {
-            return error;
-        }
-        error.repair(self.without(
-            "retry_without_argument",
-            culprit,
-            format!(
-                "Omit `{}` (omitting it means its default) or fix it as the tool's inputSchema says.",
-                crate::uri::shorten(culprit)
-            ),
-        ))
-    }
-
-    /// This call without one argument, as a repair.
-    pub fn without(&self, next_step: &'static str, name: &str, alternative: String) -> Repair {
-        let mut arguments = self.map.clone();
-        arguments.remove(name);
-        Repair::call(next_step, self.tool, Value::Object(arguments), alternative)
-    }
-
-    fn get(&self, name: &str) -> Option<&'a Value> {
-        self.map.get(name).filter(|v| !v.is_null())
-    }
-
-    fn shown(value: &Value) -> String {
-        match value {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        }
-    }
-
-    pub fn string(
-        &self,
-        name: &'static str,
-        max_bytes: usize,
-    ) -> Result<Option<&'a str>, CatalogError> {
-        match self.get(name) {
-            None => Ok(None),
-            Some(Value::String(s)) if s.is_empty() => {
-                Err(self.invalid(name, s, format!("`{name}` is empty")))
-            }
-            Some(Value::String(s)) if s.len() > max_bytes => Err(self.invalid(
-                name,
-                s,
-                format!(
-                    "`{name}` is {} bytes long; at most {max_bytes} are accepted",
-                    s.len()
-                ),
-            )),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(self.invalid(
-                name,
-                &Self::shown(other),
-                format!("`{name}` must be a string, not {}", json_type(other)),
-            )),
-        }
-    }
-
-    pub fn required_string(
-        &self,
-        name: &'static str,
-        max_bytes: usize,
-    ) -> Result<&'a str, CatalogError> {
-        self.string(name, max_bytes)?
-            .ok_or_else(|| self.invalid(name, "", format!("`{name}` is required")))
-    }
-
-    pub fn choice(
-        &self,
-        name: &'static str,
-        allowed: &[&'static str],
-    ) -> Result<Option<&'static str>, CatalogError> {
-        let Some(value) = self.get(name) else {
-            return Ok(None);
-        };
-        match value
-            .as_str()
-            .and_then(|s| allowed.iter().find(|a| **a == s))
-        {
-            Some(choice) => Ok(Some(choice)),
-            None => {
-                // The closest allowed values first, then the others.
-                let shown = Self::shown(value);
-                let mut candidates = did_you_mean(&shown, allowed.iter().copied(), allowed.len());
-                for a in allowed {
-                    if !candidates.iter().any(|c| c == a) {
-                        candidates.push((*a).to_owned());
-                    }
-                }
-                Err(self
-                    .invalid(
-                        name,
-                        &shown,
-                        format!("`{name}` must be one of {}", allowed.join(", ")),
-                    )
-                    .candidates(candidates))
-            }
-        }
-    }
-
-    pub fn integer(
-        &self,
-        name: &'static str,
-        min: u64,
-        max: u64,
-    ) -> Result<Option<u64>, CatalogError> {
-        let Some(value) = self.get(name) else {
-            return Ok(None);
-        };
-        // 10.0 is an integer in JSON Schema; accept it as one.
-        let number = value.as_u64().or_else(|| {
-            value
-                .as_f64()
-                .filter(|f| f.fract() == 0.0 && *f >= 0.0)
-                .map(|f| f as u64)
-        });
-        match number {
-            Some(n) if (min..=max).contains(&n) => Ok(Some(n)),
-            _ => Err(self.invalid(
-                name,
-                &Self::shown(value),
-                format!("`{name}` must be an integer from {min} to {max}"),
-            )),
-        }
-    }
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::{TOOL_READ, TOOL_SEARCH};
+    use crate::search::tests::fixture;
 
     #[test]
     fn every_tool_is_in_the_contract_and_back() {
         let registry: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
         let contract: Vec<&str> = contract::TOOLS.iter().map(|t| t.name).collect();
         assert_eq!(registry, contract);
+    }
+
+    fn run_ok(catalog: &Catalog, tool: &str, arguments: Value) -> Value {
+        run(catalog, tool, arguments.as_object().unwrap())
+            .unwrap()
+            .unwrap_or_else(|e| panic!("{tool} {arguments}: {e:?}"))
+    }
+
+    #[test]
+    fn search_hit_sizes_are_the_bytes_a_read_returns() {
+        let catalog = fixture();
+        let result = run_ok(
+            &catalog,
+            TOOL_SEARCH,
+            json!({"query": "entry API or_insert"}),
+        );
+        let hit = &result["hits"][0];
+        let size_of = |uri: &Value| {
+            let read = run_ok(&catalog, TOOL_READ, json!({"uri": uri, "detail": "full"}));
+            assert_eq!(
+                read["size"].as_u64(),
+                Some(read["text"].as_str().unwrap().len() as u64)
+            );
+            read["size"].clone()
+        };
+        assert_eq!(hit["section_size"], size_of(&hit["section_uri"]));
+        assert_eq!(hit["chunk_size"], size_of(&hit["chunk_uri"]));
+    }
+
+    #[test]
+    fn a_carried_section_is_what_a_read_of_its_uri_returns() {
+        let catalog = fixture();
+        let result = run_ok(&catalog, TOOL_SEARCH, json!({"query": "radio buttons"}));
+        let hit = &result["hits"][0];
+        let text = hit["section_text"]
+            .as_str()
+            .expect("radio buttons leads clearly");
+        let read = run_ok(&catalog, TOOL_READ, json!({"uri": hit["section_uri"]}));
+        assert_eq!(read["text"].as_str(), Some(text));
+        assert_eq!(read["size"], hit["section_size"]);
+    }
+
+    #[test]
+    fn repairs_of_bad_searches_work_as_given() {
+        let catalog = fixture();
+        for input in [
+            json!({}),
+            json!({"query": ""}),
+            json!({"query": "   "}),
+            json!({"query": "?!"}),
+            json!({"query": 5}),
+            json!({"query": "x".repeat(crate::search::MAX_QUERY_BYTES + 1)}),
+            json!({"query": "a", "kind": "skill"}),
+            json!({"query": "a", "limit": 0}),
+            json!({"query": "a", "limit": 51}),
+            json!({"query": "a", "limit": "ten"}),
+            json!({"query": "a", "cursor": 3}),
+            json!({"query": "a", "qurey": "b"}),
+        ] {
+            let error = run(&catalog, TOOL_SEARCH, input.as_object().unwrap())
+                .unwrap()
+                .unwrap_err();
+            // As built, before verification (which would put in `catalog_list {}`).
+            let built = error.repair.clone().and_then(|r| r.tool);
+            let (tool, arguments) = built.clone().unwrap_or((contract::TOOL_LIST, json!({})));
+            run_ok(&catalog, tool, arguments);
+            if built.is_some() {
+                assert_eq!(
+                    verify(&catalog, error.clone()).error().repair,
+                    error.repair,
+                    "{input}: a working repair is kept"
+                );
+            }
+        }
     }
 }

@@ -166,7 +166,19 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
     }
     let fused = fuse(&lists);
     let end = request.offset.saturating_add(request.limit);
+    // Rank fusion scores are close together whatever the agreement (1/61 against 1/62),
+    // so a clear lead is counted in rankings: more than half put the fused first hit first.
+    let leading = fused.first().map_or(0, |first| {
+        lists
+            .iter()
+            .filter(|list| {
+                list.first()
+                    .is_some_and(|h| (h.document, h.chunk) == (first.document, first.chunk))
+            })
+            .count()
+    });
     Results {
+        clear_lead: 2 * leading > lists.len(),
         total: total.max(fused.len()),
         has_more: fused.len() > end,
         hits: fused

@@ -701,3 +701,72 @@ fn an_identifier_and_its_words_are_one_name_in_section_choice() {
         ("resource://docs/maps.md".into(), "adding-a-key-once".into())
     );
 }
+
+#[test]
+fn a_clear_lead_is_a_margin_alone_and_a_majority_fused() {
+    let catalog = fixture();
+    let index = Index::from(&catalog);
+    fn request<'q>(query: &'q str, also: &'q [&'q str], limit: usize) -> Request<'q> {
+        Request {
+            query,
+            kind: Kind::All,
+            offset: 0,
+            limit,
+            also,
+        }
+    }
+    let mut seen = [false; 2];
+    for query in [
+        "radio buttons",
+        "entry API or_insert",
+        "read a whole file",
+        "hash",
+        "filler widgets",
+        "the",
+    ] {
+        // A query alone: the margin over the second hit, whatever the page size.
+        let two = index.search(&request(query, &[], 2));
+        let expected = match two.hits.as_slice() {
+            [] => false,
+            [_] => true,
+            [first, second, ..] => first.score >= CLEAR_LEAD_MARGIN * second.score,
+        };
+        for limit in [1, 2, 10] {
+            assert_eq!(
+                index.search(&request(query, &[], limit)).clear_lead,
+                expected,
+                "{query}, limit {limit}"
+            );
+        }
+        seen[usize::from(expected)] = true;
+    }
+    assert_eq!(seen, [true, true], "both kinds of lead among the queries");
+    // Fused: the rankings that put the fused first hit first must be more than half.
+    let firsts = |query: &str| {
+        let hit = &index.search(&request(query, &[], 1)).hits[0];
+        (hit.document, hit.chunk)
+    };
+    for (query, also) in [
+        (
+            "read a whole file",
+            &["read_to_string", "radio buttons"][..],
+        ),
+        (
+            "read a whole file",
+            &["read_to_string", "whole file into a String"][..],
+        ),
+        ("hash map entry", &["radio buttons", "flatten the form"][..]),
+    ] {
+        let fused = index.search(&request(query, also, 3));
+        let first = (fused.hits[0].document, fused.hits[0].chunk);
+        let leading = std::iter::once(query)
+            .chain(also.iter().copied())
+            .filter(|p| firsts(p) == first)
+            .count();
+        assert_eq!(
+            fused.clear_lead,
+            2 * leading > 1 + also.len(),
+            "{query} {also:?}"
+        );
+    }
+}

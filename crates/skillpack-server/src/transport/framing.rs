@@ -781,7 +781,7 @@ mod tests {
                 NumberOrString::Number(1),
             )
         };
-        let inline = resources::meta(META_DOCUMENT, resources::document_meta(document));
+        let inline = crate::cmd::meta::meta(META_DOCUMENT, resources::document_meta(document));
         let mut expected = serde_json::to_vec(&message(inline)).expect("serialises");
         expected.push(b'\n');
         let mut written = BytesMut::new();
