@@ -581,8 +581,7 @@ fn bad_settings_fail_with_a_clear_message() {
             .find(|(key, _)| *key == k)
             .map(|(_, v)| v.to_string())
     })
-    .err()
-    .expect("bad settings are refused");
+    .expect_err("bad settings are refused");
     let text: Vec<String> = report.diagnostics.iter().map(|d| d.to_string()).collect();
     assert!(
         text.iter()

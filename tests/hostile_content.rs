@@ -240,7 +240,7 @@ fn yaml_bombs_are_refused() {
         let prev = format!("*a{}", i - 1);
         laughs.push_str(&format!(
             "a{i}: &a{i} [{}]\n",
-            vec![prev.as_str(); 10].join(", ")
+            [prev.as_str(); 10].join(", ")
         ));
     }
     laughs.push_str("---\n# Laughs\n");

@@ -527,7 +527,9 @@ async fn wrong_headers_and_methods_get_their_4xx() {
     let server = server();
     let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let accept = ("Accept", "application/json, text/event-stream");
-    let cases: Vec<(&str, Vec<(&str, &str)>, u16)> = vec![
+    // (what, headers, expected status)
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, u16);
+    let cases: Vec<Case> = vec![
         // Content-Type must be JSON (parameters allowed).
         ("no Content-Type", vec![accept], 415),
         (

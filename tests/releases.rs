@@ -899,7 +899,7 @@ fn build_clock_strings(bytes: &[u8]) -> Vec<String> {
 #[test]
 fn the_binary_embeds_no_build_clock() {
     assert_eq!(
-        build_clock_strings(b"x\0Dec  1 2026\0y\000:23:31\0"),
+        build_clock_strings(b"x\0Dec  1 2026\0y\x0000:23:31\0"),
         ["00:23:31", "Dec  1 2026"],
         "the scanner finds what the compiler writes"
     );

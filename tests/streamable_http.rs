@@ -555,7 +555,9 @@ async fn shutdown_timeout_bounds_the_drain() {
 #[test]
 fn bad_http_settings_fail_with_clear_messages() {
     let binary = builtin_binary();
-    let cases: &[(&[&str], &[(&str, &str)], &str)] = &[
+    // (arguments, environment, what the error names)
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+    let cases: &[Case] = &[
         (&["serve", "--allow-host", "x"], &[], "--http"),
         (&["serve", "--http", "not-an-address"], &[], "IP:PORT"),
         (

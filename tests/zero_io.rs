@@ -347,7 +347,9 @@ async fn hostile_http(addr: std::net::SocketAddr) -> usize {
             .to_string()
             .into_bytes()
     };
-    let cases: Vec<(&str, &str, Vec<(&str, &str)>, Vec<u8>)> = vec![
+    // (method, path, headers, body)
+    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>, Vec<u8>);
+    let cases: Vec<Case> = vec![
         ("POST", "/mcp", json.to_vec(), b"{not json".to_vec()),
         ("POST", "/mcp", json.to_vec(), b"\xff\xfe\xfd".to_vec()),
         (

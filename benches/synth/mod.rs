@@ -617,7 +617,7 @@ fn render_skill_body(
     }
     out.push('\n');
     code_block(rng, out);
-    if skill % 2 == 0 {
+    if skill.is_multiple_of(2) {
         let _ = writeln!(
             out,
             "Run [the helper script](scripts/{}.py) when the steps above are not enough. {}\n",

@@ -228,8 +228,7 @@ impl RawResponse {
                 .lines()
                 .filter_map(|line| line.strip_prefix("data:"))
                 .map(str::trim)
-                .filter(|data| !data.is_empty())
-                .next_back()
+                .rfind(|data| !data.is_empty())
                 .unwrap_or_default()
                 .to_owned()
         } else {

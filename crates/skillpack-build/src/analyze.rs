@@ -630,7 +630,8 @@ mod tests {
     fn operators_are_terms_only_in_code() {
         let code = |text: &str| {
             let mut out = Vec::new();
-            let end = Analyzer::new().analyze_code(text, 0, &[0..text.len()], |t| {
+            let whole = 0..text.len();
+            let end = Analyzer::new().analyze_code(text, 0, std::slice::from_ref(&whole), |t| {
                 out.push((t.text.to_owned(), t.position));
             });
             (out, end)

@@ -55,7 +55,7 @@ pub fn folder(
     manifest.push('\n');
     let changes = cmd::changes::resolve(catalog, None)
         .map(|which| cmd::changes::markdown(catalog, which, usize::MAX))
-        .map_err(|error| error.message)?;
+        .map_err(|error| error.into_body().message)?;
     let written = folder::write(
         &folder::Release {
             binary: &bytes,

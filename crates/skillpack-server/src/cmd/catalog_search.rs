@@ -74,9 +74,9 @@ fn define(catalog: &Catalog) -> Tool {
          true, call again with the same query, kind and also plus cursor = next_cursor.\n\n\
          Examples: {} searches everything; {} searches only the docs; {} searches only \
          skills and their references.",
-        example(&skill_query, ""),
-        example(&doc_query, "docs"),
-        example(&skill_query, "skills"),
+        example(skill_query, ""),
+        example(doc_query, "docs"),
+        example(skill_query, "skills"),
     );
     definition(
         TOOL_SEARCH,
@@ -614,7 +614,7 @@ mod tests {
         ] {
             let error = call(&catalog, &args(other.clone())).unwrap_err();
             assert_eq!(error.code, Code::CursorInvalid);
-            let repair = error.repair.unwrap().tool.unwrap();
+            let repair = error.into_body().repair.unwrap().tool.unwrap();
             assert_eq!(repair.0, TOOL_SEARCH);
             let mut expected = other.clone();
             expected.as_object_mut().unwrap().remove("cursor");
@@ -657,7 +657,7 @@ mod tests {
         // An optional argument's mistake is repaired by the same search without it.
         let error = call(&catalog, &args(json!({"query": "hash", "limit": 0}))).unwrap_err();
         assert_eq!(
-            error.repair.unwrap().tool.unwrap(),
+            error.into_body().repair.unwrap().tool.unwrap(),
             (TOOL_SEARCH, json!({"query": "hash"}))
         );
     }

@@ -140,8 +140,15 @@ impl Repair {
     }
 }
 
+/// An error for the client, built by the surfaces and carried by the caller. Boxed: a
+/// failed request builds one, while every `Result` that may hold it is passed around on
+/// the success path too, which should not copy 270 bytes each time.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CatalogError {
+pub struct CatalogError(Box<ErrorBody>);
+
+/// What a [`CatalogError`] says; its fields are read through the error itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorBody {
     pub code: Code,
     pub message: String,
     /// The request field at fault (`uri`, `cursor`, `skill_id`…).
@@ -160,9 +167,28 @@ pub struct CatalogError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct VerifiedError(CatalogError);
 
+impl std::ops::Deref for CatalogError {
+    type Target = ErrorBody;
+
+    fn deref(&self) -> &ErrorBody {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for CatalogError {
+    fn deref_mut(&mut self) -> &mut ErrorBody {
+        &mut self.0
+    }
+}
+
 impl CatalogError {
+    /// What the error says, unboxed.
+    pub fn into_body(self) -> ErrorBody {
+        *self.0
+    }
+
     pub fn new(code: Code, message: impl Into<String>) -> Self {
-        CatalogError {
+        CatalogError(Box::new(ErrorBody {
             code,
             message: message.into(),
             field: "",
@@ -171,7 +197,7 @@ impl CatalogError {
             candidates: Vec::new(),
             repair: None,
             resource_uri: None,
-        }
+        }))
     }
 
     pub fn field(mut self, field: &'static str, value: impl Into<String>) -> Self {
@@ -316,8 +342,8 @@ impl VerifiedError {
     /// maps to `-32602` for 2026-07-28 peers and `-32002` for older ones.
     pub fn into_error_data(self, catalog: &Catalog) -> ErrorData {
         let data = Some(self.rpc_envelope(catalog));
-        let message = self.0.message;
-        if self.0.code.is_not_found() {
+        let ErrorBody { code, message, .. } = self.0.into_body();
+        if code.is_not_found() {
             ErrorData::resource_not_found(message, data)
         } else {
             ErrorData::invalid_params(message, data)
@@ -329,7 +355,7 @@ impl VerifiedError {
     /// what `prompts/get` and `tools/call` use for unknown names and bad arguments.
     pub fn into_invalid_params(self, catalog: &Catalog) -> ErrorData {
         let data = Some(self.rpc_envelope(catalog));
-        ErrorData::invalid_params(self.0.message, data)
+        ErrorData::invalid_params(self.0.into_body().message, data)
     }
 }
 
@@ -391,14 +417,14 @@ pub const FULL_SCAN: usize = 64;
 /// its beginning — where most typos land. An error answer must not cost time in proportion
 /// to the catalog: a client repeating a wrong URI would otherwise stall the server, and a
 /// 10,000-document catalog made each miss cost milliseconds.
-pub fn did_you_mean_sorted<'a, T>(
+pub fn did_you_mean_sorted<T>(
     wanted: &str,
-    sorted: &'a [T],
+    sorted: &[T],
     key: impl Fn(&T) -> &str,
     limit: usize,
 ) -> Vec<String> {
     if sorted.len() <= FULL_SCAN {
-        return did_you_mean(wanted, sorted.iter().map(|entry| key(entry)), limit);
+        return did_you_mean(wanted, sorted.iter().map(&key), limit);
     }
     let at = sorted.partition_point(|entry| key(entry) < wanted);
     let start = at
@@ -406,9 +432,7 @@ pub fn did_you_mean_sorted<'a, T>(
         .min(sorted.len() - FULL_SCAN);
     did_you_mean(
         wanted,
-        sorted[start..start + FULL_SCAN]
-            .iter()
-            .map(|entry| key(entry)),
+        sorted[start..start + FULL_SCAN].iter().map(key),
         limit,
     )
 }

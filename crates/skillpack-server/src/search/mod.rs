@@ -296,8 +296,7 @@ impl<'a> Index<'a> {
         let keep = request
             .offset
             .saturating_add(request.limit)
-            .max(2)
-            .min(MAX_RESULTS);
+            .clamp(2, MAX_RESULTS);
         let (ranked, total) = self.rank(&query, request.kind, keep, params);
         results.clear_lead = match ranked.as_slice() {
             [] => false,
@@ -433,6 +432,7 @@ impl<'a> Index<'a> {
             for c in &mut cursors {
                 if let Some(e) = c.document.filter(|e| e.document == d) {
                     let mut tf = 0.0;
+                    #[allow(clippy::needless_range_loop)] // `f` indexes five parallel arrays
                     for f in 0..DOCUMENT_FIELDS {
                         if e.tf[f] > 0 {
                             let len = stats.lengths[f].to_native() as f32;
@@ -487,6 +487,7 @@ impl<'a> Index<'a> {
                         own |= holds(&e);
                         df[i] += 1;
                         let mut tf = 0.0;
+                        #[allow(clippy::needless_range_loop)] // `f` indexes five parallel arrays
                         for f in 0..PASSAGE_FIELDS {
                             if e.tf[f] > 0 {
                                 let len = passage.lengths[f].to_native() as f32;

@@ -95,8 +95,8 @@ pub fn raise_open_files_limit() -> Option<FileLimit> {
             return None;
         }
         let mut result = FileLimit {
-            soft: limit.rlim_cur as u64,
-            hard: limit.rlim_max as u64,
+            soft: limit.rlim_cur,
+            hard: limit.rlim_max,
             raised_from: None,
             error: None,
         };
