@@ -158,7 +158,15 @@ async fn a_stdio_session_runs_alone_in_an_empty_root() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn the binary in its root");
-    let client = ().serve(transport).await.expect("initialize over stdio");
+    let mut stderr = stderr.expect("stderr");
+    let client = match ().serve(transport).await {
+        Ok(client) => client,
+        Err(error) => {
+            let mut log = String::new();
+            let _ = stderr.read_to_string(&mut log).await;
+            panic!("initialize over stdio in an empty root: {error}\nserver stderr:\n{log}");
+        }
+    };
     let info = client.peer_info().expect("server info");
     let server = info.server_info.as_ref().expect("serverInfo");
     assert!(server.version.starts_with("0.1.0+"), "{server:?}");
@@ -190,11 +198,7 @@ async fn a_stdio_session_runs_alone_in_an_empty_root() {
     );
     client.cancel().await.unwrap();
     let mut log = String::new();
-    stderr
-        .expect("stderr")
-        .read_to_string(&mut log)
-        .await
-        .unwrap();
+    stderr.read_to_string(&mut log).await.unwrap();
     assert_every_thread(landlock_abi(&binary), &log);
 }
 
