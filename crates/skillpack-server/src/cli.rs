@@ -544,6 +544,7 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
     // The server never validates the archive (it reads it in place at start-up); `info`
     // does, completely, so a release can be checked before it ships.
     let archive_valid = catalog.verify().is_ok();
+    let breakdown = crate::catalog::breakdown::of(catalog);
     let mut sandbox_json = sandbox.to_json();
     sandbox_json["verified"] = json!(verified);
     let summary = json!({
@@ -561,6 +562,7 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
         "blob_bytes": t.blob_bytes.to_native(),
         "archive_bytes": catalog.embedded_bytes().0,
         "archive_valid": archive_valid,
+        "baked": breakdown.to_json(t.content_bytes.to_native()),
         "uris": archive.uri_index.len(),
         "release": {
             "label": archive.history.label.as_str(),
@@ -590,14 +592,15 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
             t.content_bytes, t.blob_bytes
         );
         println!(
-            "index:        {} bytes (metadata, URI index, pre-rendered JSON){}",
-            catalog.embedded_bytes().0,
+            "archive:      {} bytes{}",
+            breakdown.archive(),
             if archive_valid {
                 ", validated"
             } else {
                 ", DOES NOT VALIDATE: rebuild the binary"
             }
         );
+        print!("{}", breakdown.table(t.content_bytes.to_native()));
         println!("uris:         {}", archive.uri_index.len());
         let this = cmd::changes::current(catalog);
         let earlier = cmd::changes::earlier(catalog);

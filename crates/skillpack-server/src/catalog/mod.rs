@@ -2,6 +2,8 @@
 //! read in place. Nothing is parsed, copied or allocated at start-up; pages of the binary
 //! are touched only when a request needs them.
 
+pub mod breakdown;
+
 use crate::model::{
     ArchivedCatalog, ArchivedDocument, ArchivedSkill, ArchivedSkillFile, ArchivedSpan,
     ArchivedTarget,

@@ -1,0 +1,307 @@
+//! Where the bytes a binary bakes go: the archive and the content blob, by component
+//! (`skillpack info`, `docs/benchmarks.md`).
+//!
+//! Sizes are counted from the archive as it is read in place: each component is the
+//! archived size of its structs plus the bytes they point to (string bytes too long to sit
+//! inline, vector items). What no component claims — the root, alignment padding, the
+//! inline headers of fields counted elsewhere — is `other`, so the parts add up to the
+//! archive exactly.
+
+use rkyv::string::ArchivedString;
+use rkyv::vec::ArchivedVec;
+
+use super::Catalog;
+use crate::model::{
+    ArchivedChangeSet, ArchivedDocument, ArchivedEarlierRelease, ArchivedHeading, ArchivedLink,
+    ArchivedPreviousChange,
+};
+use crate::postings::{DocumentCursor, PassageCursor};
+
+/// Bytes per component. Every field is a byte count.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Breakdown {
+    /// Every served file's bytes as stored (identical files once).
+    pub content: usize,
+    /// Search: the term dictionary (entries and their text).
+    pub search_dictionary: usize,
+    /// Search: passage postings without the occurrence blocks (ids, field frequencies).
+    pub search_postings: usize,
+    /// Search: where each term occurs in a passage (token positions and byte offsets).
+    pub search_positions: usize,
+    /// Search: document postings (field frequencies per document).
+    pub search_document_postings: usize,
+    /// Search: the passages and per-document statistics.
+    pub search_passages: usize,
+    /// Document outlines (headings) and chunk tables.
+    pub outlines_chunks: usize,
+    /// Links between documents.
+    pub links: usize,
+    /// The rest of each document's record: URI, path, title, summary, versions.
+    pub documents: usize,
+    /// Skills, skill files and directories (without their pre-rendered JSON).
+    pub skills_files: usize,
+    /// The perfect-hash URI index.
+    pub uri_index: usize,
+    /// Pre-rendered JSON: capabilities, skills and docs indexes, skill records, frontmatter.
+    pub json: usize,
+    /// Completion candidates.
+    pub completions: usize,
+    /// Earlier releases and what changed since each.
+    pub history: usize,
+    /// Archive bytes no component above claims: the root, padding, inline field headers.
+    pub other: usize,
+}
+
+impl Breakdown {
+    /// The archive's components: (name, bytes), in the order `info` prints them.
+    pub fn archive_parts(&self) -> [(&'static str, usize); 14] {
+        [
+            ("search dictionary", self.search_dictionary),
+            ("search postings", self.search_postings),
+            ("search positions", self.search_positions),
+            ("search document postings", self.search_document_postings),
+            ("search passages", self.search_passages),
+            ("outlines and chunk tables", self.outlines_chunks),
+            ("links", self.links),
+            ("document records", self.documents),
+            ("skills and files", self.skills_files),
+            ("URI index", self.uri_index),
+            ("pre-rendered JSON", self.json),
+            ("completions", self.completions),
+            ("history", self.history),
+            ("other", self.other),
+        ]
+    }
+
+    /// Archive bytes (everything but the content).
+    pub fn archive(&self) -> usize {
+        self.archive_parts().iter().map(|(_, n)| n).sum()
+    }
+
+    /// Everything the binary bakes: archive and content.
+    pub fn total(&self) -> usize {
+        self.archive() + self.content
+    }
+
+    /// `total / served`, to three decimals (0 when nothing is served).
+    pub fn ratio(&self, served: u64) -> f64 {
+        if served == 0 {
+            0.0
+        } else {
+            (self.total() as f64 / served as f64 * 1000.0).round() / 1000.0
+        }
+    }
+
+    /// `info --json`'s `baked` object.
+    pub fn to_json(&self, served: u64) -> serde_json::Value {
+        let mut archive = serde_json::Map::new();
+        for (name, bytes) in self.archive_parts() {
+            archive.insert(name.replace(' ', "_"), bytes.into());
+        }
+        serde_json::json!({
+            "total_bytes": self.total(),
+            "ratio_to_served": self.ratio(served),
+            "content_bytes": self.content,
+            "archive_bytes": self.archive(),
+            "archive": archive,
+        })
+    }
+
+    /// `info`'s lines: the total against the bytes served, then each part with its share.
+    pub fn table(&self, served: u64) -> String {
+        use std::fmt::Write;
+        let share = |bytes: usize| bytes as f64 * 100.0 / self.total().max(1) as f64;
+        let mut out = format!(
+            "baked:        {} bytes in all, {:.2}x the {served} bytes served\n",
+            self.total(),
+            self.ratio(served)
+        );
+        let parts = std::iter::once(("content", self.content)).chain(self.archive_parts());
+        for (name, bytes) in parts {
+            let _ = writeln!(out, "  {name:<28}{bytes:>12}  {:>5.1}%", share(bytes));
+        }
+        out
+    }
+}
+
+/// Out-of-line bytes of a string (short strings sit inside the struct that holds them).
+fn heap(s: &ArchivedString) -> usize {
+    if s.len() > rkyv::string::repr::INLINE_CAPACITY {
+        s.len()
+    } else {
+        0
+    }
+}
+
+/// The items of a vector, without what they point to.
+fn items<T>(v: &ArchivedVec<T>) -> usize {
+    std::mem::size_of_val(v.as_slice())
+}
+
+fn strings(v: &ArchivedVec<ArchivedString>) -> usize {
+    items(v) + v.iter().map(heap).sum::<usize>()
+}
+
+pub fn of(catalog: &Catalog) -> Breakdown {
+    let archive = catalog.archive();
+    let mut b = Breakdown {
+        content: catalog.content().len(),
+        ..Breakdown::default()
+    };
+
+    // Search.
+    let search = &archive.search;
+    b.search_dictionary =
+        items(&search.terms) + search.terms.iter().map(|t| heap(&t.text)).sum::<usize>();
+    for term in search.terms.iter() {
+        let list = search.bytes(&term.passage_postings);
+        let occurrences: usize = PassageCursor::new(list).map(|e| e.occurrences.len()).sum();
+        b.search_positions += occurrences;
+        b.search_postings += list.len() - occurrences;
+        let documents = search.bytes(&term.document_postings);
+        debug_assert_eq!(
+            DocumentCursor::new(documents).count(),
+            term.document_df.to_native() as usize
+        );
+        b.search_document_postings += documents.len();
+    }
+    b.search_passages = items(&search.passages) + items(&search.documents);
+
+    // Documents.
+    b.documents = items(&archive.documents);
+    for d in archive.documents.iter() {
+        let (outline, links, record) = document(d);
+        b.outlines_chunks += outline;
+        b.links += links;
+        b.documents += record;
+    }
+
+    // Skills, files, directories and their JSON.
+    b.skills_files = items(&archive.skills) + items(&archive.files) + items(&archive.directories);
+    for s in archive.skills.iter() {
+        b.json += heap(&s.frontmatter_json) + heap(&s.record_json);
+        b.skills_files += heap(&s.id)
+            + heap(&s.path)
+            + heap(&s.description)
+            + strings(&s.tags)
+            + strings(&s.capabilities)
+            + heap(&s.skill_md_uri)
+            + heap(&s.version)
+            + items(&s.references)
+            + s.references.iter().map(|r| heap(&r.id)).sum::<usize>();
+    }
+    for f in archive.files.iter() {
+        b.skills_files += heap(&f.uri) + heap(&f.path) + heap(&f.mime_type) + heap(&f.sha256);
+    }
+    for d in archive.directories.iter() {
+        b.skills_files += heap(&d.uri) + items(&d.children);
+    }
+    b.json += heap(&archive.capabilities_json)
+        + heap(&archive.skills_index_json)
+        + heap(&archive.docs_index_json);
+
+    b.uri_index = items(&archive.uri_index.disps) + items(&archive.uri_index.targets);
+    let completions = &archive.completions;
+    b.completions = strings(&completions.topics)
+        + items(&completions.doc_tree)
+        + completions
+            .doc_tree
+            .iter()
+            .map(|e| heap(&e.path))
+            .sum::<usize>();
+    let history = &archive.history;
+    b.history = heap(&history.crate_version)
+        + heap(&history.label)
+        + items(&history.earlier)
+        + history.earlier.iter().map(release).sum::<usize>();
+
+    let counted = b.archive() - b.other;
+    b.other = catalog.embedded_bytes().0.saturating_sub(counted);
+    b
+}
+
+/// (outline and chunks, links, the rest) of one document, beyond its struct.
+fn document(d: &ArchivedDocument) -> (usize, usize, usize) {
+    let outline = items(&d.outline)
+        + d.outline.iter().map(heading).sum::<usize>()
+        + items(&d.chunks)
+        + d.chunks
+            .iter()
+            .map(|c| heap(&c.id) + heap(&c.heading))
+            .sum::<usize>();
+    let links = items(&d.links) + d.links.iter().map(link).sum::<usize>();
+    let previous = match &d.previous {
+        ArchivedPreviousChange::Changed {
+            added,
+            changed,
+            removed,
+        } => strings(added) + strings(changed) + strings(removed),
+        _ => 0,
+    };
+    let record = heap(&d.uri)
+        + heap(&d.path)
+        + heap(&d.name)
+        + heap(&d.title)
+        + heap(&d.summary)
+        + heap(&d.version)
+        + previous;
+    (outline, links, record)
+}
+
+fn heading(h: &ArchivedHeading) -> usize {
+    heap(&h.text) + heap(&h.anchor)
+}
+
+fn link(l: &ArchivedLink) -> usize {
+    heap(&l.text) + heap(&l.href) + heap(&l.uri)
+}
+
+fn release(r: &ArchivedEarlierRelease) -> usize {
+    heap(&r.fingerprint) + heap(&r.label) + change_set(&r.changes)
+}
+
+fn change_set(c: &ArchivedChangeSet) -> usize {
+    items(&c.documents)
+        + c.documents
+            .iter()
+            .map(|d| {
+                heap(&d.uri)
+                    + heap(&d.skill)
+                    + heap(&d.title)
+                    + heap(&d.from_version)
+                    + items(&d.sections)
+                    + d.sections
+                        .iter()
+                        .map(|s| heap(&s.anchor) + heap(&s.from_own))
+                        .sum::<usize>()
+            })
+            .sum::<usize>()
+        + items(&c.files)
+        + c.files
+            .iter()
+            .map(|f| heap(&f.uri) + heap(&f.skill) + heap(&f.from_sha256))
+            .sum::<usize>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parts add up to the archive, and every component that the built-in catalog has
+    /// is counted (none is silently zero).
+    #[test]
+    fn the_parts_add_up_to_the_archive() {
+        let catalog = crate::catalog::builtin();
+        let b = of(&catalog);
+        let (archive, content) = catalog.embedded_bytes();
+        assert_eq!(b.archive(), archive);
+        assert_eq!(b.content, content);
+        for (name, bytes) in b.archive_parts() {
+            if name != "history" {
+                assert!(bytes > 0, "{name} is empty: {b:?}");
+            }
+        }
+        // `other` is padding and headers: a small share, or a component is missing.
+        assert!(b.other * 10 < archive, "{b:?}");
+    }
+}
