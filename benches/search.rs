@@ -124,15 +124,20 @@ fn bench(c: &mut Criterion) {
     let mut aligned = rkyv::util::AlignedVec::<16>::with_capacity(bytes.len());
     aligned.extend_from_slice(&bytes);
     let archive = rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(&aligned).unwrap();
+    let dictionary = skillpack_server::catalog::Dictionary::new();
     let index = Index {
         archive,
-        content: &output.content,
+        content: skillpack_server::catalog::Content::new(
+            &output.content,
+            &archive.store,
+            &dictionary,
+        ),
     };
     eprintln!(
         "synthetic catalog: {} chunks, {} passages, {} terms, {} postings bytes; compiled in {compiled_in:.2?}",
         archive.totals.chunks,
         archive.search.passages.len(),
-        archive.search.terms.len(),
+        archive.search.term_count,
         archive.search.postings.len()
     );
     assert!(archive.totals.chunks.to_native() >= 10_000);

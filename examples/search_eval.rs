@@ -200,7 +200,7 @@ fn compile(root: &Path, corpus: &str) -> Result<Option<Compiled>, String> {
         started.elapsed(),
         archive.documents.len(),
         archive.search.passages.len(),
-        archive.search.terms.len(),
+        archive.search.term_count,
         archive.search.postings.len()
     );
     Ok(Some(compiled))
@@ -525,7 +525,9 @@ fn dump(root: &Path, folder: &Path, params: &Params) -> Result<(), String> {
                     "title": document.title.as_str(),
                     "anchor": anchor(p.document.to_native(), p.heading.to_native()),
                     "start": p.start.to_native(),
-                    "text": index.text_range(document, p.start.to_native() as usize..p.end.to_native() as usize),
+                    "text": index
+                        .text_range(document, p.start.to_native() as usize..p.end.to_native() as usize)
+                        .expect("the corpus decodes"),
                 })
             })
             .collect();

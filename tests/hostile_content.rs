@@ -94,8 +94,7 @@ const SKILL: &str = "---\nname: pdf\ndescription: Fill PDF forms.\n---\n# PDF\n\
 /// Every document's chunks concatenate back to it exactly.
 fn assert_chunks_cover(output: &compile::Output) {
     for doc in &output.catalog.documents {
-        let start = doc.content.offset as usize;
-        let text = &output.content[start..start + doc.content.len as usize];
+        let text = output.read(doc.content).unwrap();
         let mut at = 0u64;
         for chunk in &doc.chunks {
             assert_eq!(
@@ -338,9 +337,8 @@ fn invalid_utf8_is_refused_in_names_and_text_but_served_in_binary_files() {
         .find(|file| file.path.ends_with("logo.bin"))
         .unwrap();
     assert!(!file.is_text);
-    let start = file.content.offset as usize;
     assert_eq!(
-        &output.content[start..start + file.content.len as usize],
+        output.read(file.content).unwrap(),
         b"\x89PNG\r\n\x1a\n\xff\xfe\x00\x01"
     );
 }
@@ -386,11 +384,7 @@ fn crlf_and_byte_order_marks_are_handled_exactly() {
     assert_eq!(doc("bom.md").summary, "First paragraph.");
     assert_eq!(doc("crlf.md").title, "Windows");
     // The served bytes are the file's bytes, CR and BOM included.
-    let start = skill_doc.content.offset as usize;
-    assert_eq!(
-        &output.content[start..start + skill_doc.content.len as usize],
-        skill.as_bytes()
-    );
+    assert_eq!(output.read(skill_doc.content).unwrap(), skill.as_bytes());
 
     // Diagnostics count CRLF lines correctly.
     let f = Fixture::new();

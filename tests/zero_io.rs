@@ -228,7 +228,7 @@ async fn a_session_with_history_baked_in_touches_no_file() {
     let manifest = previous.path().join("manifest.json");
     std::fs::write(
         &manifest,
-        serde_json::to_vec(&skillpack_server::cmd::changes::manifest(&catalog)).unwrap(),
+        serde_json::to_vec(&skillpack_server::cmd::changes::manifest(&catalog).unwrap()).unwrap(),
     )
     .unwrap();
     let binary = common::variant(

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use skillpack_server::analyze::{Analyzer, TermKind, is_stopword};
+use skillpack_server::catalog::{Content, Dictionary};
 use skillpack_server::compile::{self, Config};
 use skillpack_server::model::ArchivedCatalog;
 use skillpack_server::search::fuse::RRF_K;
@@ -78,7 +79,12 @@ pub fn index<'a>(archive: &'a rkyv::util::AlignedVec<16>, content: &'a [u8]) -> 
     // Validated by compile_corpora.
     let archive =
         rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(archive).expect("validated archive");
-    Index { archive, content }
+    // The store's prepared dictionary: one per index, a few per evaluation run.
+    let dictionary: &'static Dictionary = Box::leak(Box::default());
+    Index {
+        archive,
+        content: Content::new(content, &archive.store, dictionary),
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -242,7 +248,8 @@ impl Baseline {
         let mut lengths = Vec::new();
         for (d, document) in index.archive.documents.iter().enumerate() {
             let mut tf: HashMap<String, u32> = HashMap::new();
-            let len = analyzer.analyze(index.text(document), 0, |t| {
+            let text = index.text(document).expect("the corpus decodes");
+            let len = analyzer.analyze(&text, 0, |t| {
                 *tf.entry(t.text.to_owned()).or_default() += 1;
             });
             lengths.push(len as f32);

@@ -87,7 +87,8 @@ fn run(args: &Args) -> Result<(), String> {
         })?;
         let catalog = Catalog::from_compiled(output).map_err(|e| format!("{e:?}"))?;
         let manifest =
-            serde_json::to_vec(&cmd::changes::manifest(&catalog)).map_err(|e| e.to_string())?;
+            serde_json::to_vec(&cmd::changes::manifest(&catalog).map_err(|e| e.to_string())?)
+                .map_err(|e| e.to_string())?;
         let path = work.join(format!("manifest-r{release:03}.json"));
         std::fs::write(&path, manifest).map_err(|e| e.to_string())?;
         previous = Some(path);

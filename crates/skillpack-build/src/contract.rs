@@ -173,6 +173,10 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         code: "cursor_invalid",
         meaning: "A pagination cursor was not issued by this binary for this listing; restart without it.",
     },
+    ErrorCode {
+        code: "content_damaged",
+        meaning: "The binary's own baked content does not decode (the binary was damaged after it was built): nothing the request can change; rebuild it or fetch the release again, and check it with `skillpack info`.",
+    },
 ];
 
 /// The tools (the fallback for clients that handle resources poorly). The capability

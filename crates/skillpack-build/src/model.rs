@@ -5,8 +5,10 @@
 //! catalog: it reinterprets the bytes embedded in the binary (`Archived*` types) and pages
 //! them in on demand. That is what keeps cold start and idle memory flat as catalogs grow.
 //!
-//! File bytes are not stored here; they live in a separate content blob and are referenced
-//! by [`Span`]s, so identical files (a `LICENSE.txt` in every skill) are stored once.
+//! File bytes are not stored here; they live in a separate content blob, in frames that
+//! [`ContentStore`] describes (most of them zstd-compressed with a dictionary trained on
+//! the catalog), and each served file is a run of frames ([`Stored`]), so identical files
+//! (a `LICENSE.txt` in every skill) are stored once.
 
 use rkyv::{Archive, Deserialize, Serialize};
 
@@ -21,12 +23,109 @@ pub struct Span {
     pub len: u64,
 }
 
+/// Where a served file's bytes lie in the content store: `frame_count` consecutive frames
+/// from `first_frame`, which decode to `len` bytes in all. A document's frames are its
+/// chunks, in order; any other file is one frame per [`FILE_FRAME_BYTES`].
+#[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[rkyv(derive(Debug))]
+pub struct Stored {
+    pub first_frame: u32,
+    pub frame_count: u32,
+    pub len: u64,
+}
+
+/// Files other than documents are cut into frames of at most this many bytes: a read
+/// decodes whole frames, and a larger frame compresses a little better.
+pub const FILE_FRAME_BYTES: usize = 256 * 1024;
+
+/// The served bytes: frames in the content blob, each stored as is or compressed with
+/// zstd, most text frames with [`ContentStore::dictionary`] (trained at build time on this
+/// catalog's own text, which is what lets an 8 KiB chunk compress like a whole book).
+#[derive(Archive, Serialize, Debug, Default)]
+#[rkyv(derive(Debug))]
+pub struct ContentStore {
+    /// The zstd dictionary's bytes in the content blob (empty: frames use none).
+    pub dictionary: Span,
+    pub frames: Vec<Frame>,
+}
+
+/// How a frame is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Codec {
+    /// The bytes themselves (they did not compress).
+    Raw,
+    /// A zstd frame.
+    Zstd,
+    /// A zstd frame compressed with the catalog's dictionary.
+    ZstdDictionary,
+}
+
+/// One frame of the content blob: `stored` bytes from `offset` decode to `len` bytes.
+#[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[rkyv(derive(Debug))]
+pub struct Frame {
+    pub offset: u64,
+    /// The stored length in the low 30 bits, the [`Codec`] in the top two (a frame is at
+    /// most [`FILE_FRAME_BYTES`] or one chunk: far below 1 GiB). Packed so that a frame
+    /// takes 16 bytes, not 24: a 10,000-document catalog has about 90,000 of them.
+    pub stored: u32,
+    pub len: u32,
+}
+
+const CODEC_SHIFT: u32 = 30;
+const STORED_MASK: u32 = (1 << CODEC_SHIFT) - 1;
+
+impl Frame {
+    pub fn new(offset: u64, stored: usize, len: usize, codec: Codec) -> Frame {
+        let tag = match codec {
+            Codec::Raw => 0,
+            Codec::Zstd => 1,
+            Codec::ZstdDictionary => 2,
+        };
+        debug_assert!(stored <= STORED_MASK as usize);
+        Frame {
+            offset,
+            stored: (stored as u32 & STORED_MASK) | (tag << CODEC_SHIFT),
+            len: len as u32,
+        }
+    }
+}
+
+impl Frame {
+    /// The codec (`None` for a tag no build writes) and the stored length.
+    pub fn parts(&self) -> (Option<Codec>, usize) {
+        (codec(self.stored), (self.stored & STORED_MASK) as usize)
+    }
+}
+
+fn codec(stored: u32) -> Option<Codec> {
+    match stored >> CODEC_SHIFT {
+        0 => Some(Codec::Raw),
+        1 => Some(Codec::Zstd),
+        2 => Some(Codec::ZstdDictionary),
+        _ => None,
+    }
+}
+
+impl ArchivedFrame {
+    /// `None` for a tag no build writes (a damaged archive).
+    pub fn codec(&self) -> Option<Codec> {
+        codec(self.stored.to_native())
+    }
+
+    pub fn stored_len(&self) -> usize {
+        (self.stored.to_native() & STORED_MASK) as usize
+    }
+}
+
 #[derive(Archive, Serialize, Debug, Default)]
 #[rkyv(derive(Debug))]
 pub struct Catalog {
     /// Every markdown document: skill documents, references and docs. Skill documents and
     /// references first (in skill order), then docs sorted by path.
     pub documents: Vec<Document>,
+    /// Where the bytes of every document and skill file lie in the content blob.
+    pub store: ContentStore,
     /// Skills sorted by id.
     pub skills: Vec<Skill>,
     /// Every file of every skill, sorted by `skill://` URI, so that the files of a skill
@@ -157,7 +256,7 @@ pub struct Document {
     pub title: String,
     /// At most three sentences.
     pub summary: String,
-    pub content: Span,
+    pub content: Stored,
     /// First 12 hex digits of the blake3 hash of the bytes.
     pub version: String,
     pub outline: Vec<Heading>,
@@ -288,7 +387,7 @@ pub struct SkillFile {
     /// `sha256:<64 lowercase hex>` (SEP-2640).
     pub sha256: String,
     pub size: u64,
-    pub content: Span,
+    pub content: Stored,
     /// UTF-8 without NUL and not of a binary type: served as text, otherwise as a base64
     /// blob.
     pub is_text: bool,
@@ -537,7 +636,7 @@ pub const D_BODY: usize = 4;
 pub const NO_HEADING: u32 = u32::MAX;
 
 /// The full-text index, built at compile time and read in place: a sorted term dictionary
-/// whose entries point at postings lists in one byte array (format in `postings`).
+/// whose entries point at postings lists in one byte array (formats in `postings`).
 ///
 /// The unit of retrieval is the *passage*: the text between two consecutive cuts, where
 /// every heading (any level) and every chunk boundary is a cut. A passage therefore lies
@@ -547,10 +646,17 @@ pub const NO_HEADING: u32 = u32::MAX;
 #[derive(Archive, Serialize, Debug, Default)]
 #[rkyv(derive(Debug))]
 pub struct SearchIndex {
-    /// Sorted by `text` (byte order), for binary search.
-    pub terms: Vec<IndexTerm>,
+    /// The terms, sorted and front-coded in blocks (`postings::DictionaryWriter`).
+    pub dictionary: Vec<u8>,
+    /// Per block of the dictionary: where it starts in `dictionary`, and where its first
+    /// term's lists start in `postings`.
+    pub blocks: Vec<TermBlock>,
+    pub term_count: u32,
     pub postings: Vec<u8>,
     pub passages: Vec<Passage>,
+    /// Every passage's token table (`postings::write_token_starts`), at
+    /// [`Passage::tokens`]: where each token of its body starts.
+    pub token_starts: Vec<u8>,
     /// One per [`Catalog::documents`] entry, same order.
     pub documents: Vec<DocumentStats>,
     /// Average field lengths in tokens, for BM25 length normalisation.
@@ -558,16 +664,11 @@ pub struct SearchIndex {
     pub document_avg_len: [f32; DOCUMENT_FIELDS],
 }
 
-#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+#[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[rkyv(derive(Debug))]
-pub struct IndexTerm {
-    pub text: String,
-    /// Passages and documents containing the term in any field.
-    pub passage_df: u32,
-    pub document_df: u32,
-    /// Ranges of [`SearchIndex::postings`].
-    pub passage_postings: Span,
-    pub document_postings: Span,
+pub struct TermBlock {
+    pub dictionary: u32,
+    pub postings: u64,
 }
 
 #[derive(Archive, Serialize, Debug, Clone, PartialEq)]
@@ -582,8 +683,11 @@ pub struct Passage {
     /// does not reach into the outline for it.
     pub parent: u32,
     /// Byte range in the document.
-    pub start: u64,
-    pub end: u64,
+    pub start: u32,
+    pub end: u32,
+    /// Where its token table starts in [`SearchIndex::token_starts`] (it has
+    /// `lengths[P_BODY]` entries).
+    pub tokens: u32,
     /// Field lengths in tokens.
     pub lengths: [u32; PASSAGE_FIELDS],
 }
@@ -598,17 +702,58 @@ pub struct DocumentStats {
 
 impl ArchivedSearchIndex {
     /// The dictionary entry of an analysed term.
-    pub fn term(&self, text: &str) -> Option<&ArchivedIndexTerm> {
-        let terms = self.terms.as_slice();
-        terms
-            .binary_search_by(|t| t.text.as_str().cmp(text))
-            .ok()
-            .map(|i| &terms[i])
+    pub fn term(&self, text: &str) -> Option<crate::postings::TermEntry> {
+        let blocks = self.blocks.as_slice();
+        crate::postings::find_with(
+            self.dictionary.as_slice(),
+            blocks.len(),
+            |i| {
+                (
+                    blocks[i].dictionary.to_native(),
+                    blocks[i].postings.to_native(),
+                )
+            },
+            self.term_count.to_native(),
+            text.as_bytes(),
+        )
     }
 
-    pub fn bytes(&self, span: &ArchivedSpan) -> &[u8] {
-        let start = span.offset.to_native() as usize;
-        let end = start.saturating_add(span.len.to_native() as usize);
-        self.postings.as_slice().get(start..end).unwrap_or_default()
+    /// Every term with its entry, in dictionary order (tests, `skillpack info`).
+    pub fn terms(&self) -> impl Iterator<Item = (String, crate::postings::TermEntry)> + '_ {
+        let count = self.term_count.to_native() as usize;
+        self.blocks.iter().enumerate().flat_map(move |(i, block)| {
+            let mut reader = crate::postings::BlockReader::new(
+                self.dictionary.as_slice(),
+                block.dictionary.to_native() as usize,
+                block.postings.to_native() as usize,
+                count.saturating_sub(i * crate::postings::TERM_BLOCK),
+            );
+            std::iter::from_fn(move || {
+                let entry = reader.next_entry()?;
+                Some((String::from_utf8_lossy(reader.term()).into_owned(), entry))
+            })
+        })
+    }
+
+    pub fn bytes(&self, range: &std::ops::Range<usize>) -> &[u8] {
+        self.postings
+            .as_slice()
+            .get(range.clone())
+            .unwrap_or_default()
+    }
+
+    /// A passage's token table, decoded into `out`.
+    pub fn token_starts(&self, passage: &ArchivedPassage, out: &mut Vec<u32>) {
+        let start = passage.tokens.to_native() as usize;
+        let table = self
+            .token_starts
+            .as_slice()
+            .get(start..)
+            .unwrap_or_default();
+        crate::postings::read_token_starts(
+            table,
+            passage.lengths[P_BODY].to_native() as usize,
+            out,
+        );
     }
 }

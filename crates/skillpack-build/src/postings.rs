@@ -1,19 +1,33 @@
-//! The byte format of postings lists, written by the compiler and decoded in place by the
-//! search engine. Shared by `build.rs` (included with `#[path]`) and the runtime.
+//! The byte formats of the search index, written by the compiler and decoded in place by
+//! the search engine. Shared by `build.rs` (through this crate) and the runtime.
 //!
-//! Numbers are LEB128 varints (7 bits per byte). A list is a sequence of entries sorted by
-//! id; ids are delta-coded from the previous entry (the first from 0).
+//! Numbers are LEB128 varints (7 bits per byte). Lists are sorted by id; ids are
+//! delta-coded from the previous entry (the first from 0).
 //!
-//! - Passage entry: `Δpassage`, one term frequency per passage field
-//!   ([`PASSAGE_FIELDS`]), the byte length of the occurrence block, then one
-//!   `(Δposition, Δbyte offset)` pair per occurrence in the body (positions are token
-//!   numbers in the passage, byte offsets are relative to the passage start).
-//! - Document entry: `Δdocument`, one term frequency per document field
-//!   ([`DOCUMENT_FIELDS`]).
+//! - **Passage entry**: `header = Δpassage << 3 | offsets << 2 | fields << 1 | one`; then
+//!   the heading and context frequencies if `fields`; the body frequency unless `one` (it
+//!   is 1); then one `Δposition` per occurrence in the body, each followed by `Δbyte
+//!   offset` if `offsets`. Positions are token numbers in the passage; an occurrence's
+//!   byte offset is normally where the token at its position starts, which the passage's
+//!   token table holds ([`write_token_starts`]), so it is not stored. An entry carries
+//!   offsets only when one of its occurrences starts elsewhere (an operator, which takes
+//!   the position of the token after it; the first part of `__init__`).
+//! - **Document entry**: `header = Δdocument << 1 | body_only`; then the body frequency if
+//!   `body_only`, else a byte with one bit per document field and the frequency of each
+//!   field whose bit is set.
+//! - **Dictionary**: terms sorted by bytes, in blocks of [`TERM_BLOCK`] ([`DictionaryWriter`],
+//!   [`find`]). A term is `shared prefix length, suffix length, suffix` (the first of a
+//!   block shares nothing), then its passage and document frequencies and the byte lengths
+//!   of its two lists. Its lists lie in the postings, passage list then document list, in
+//!   dictionary order, so a block knows where its first term's lists start and each term's
+//!   follow from the lengths before it.
+//! - **Token table** of a passage: the start of each token, as deltas in 4-bit nibbles.
 //!
-//! Decoding never panics: a truncated list simply ends.
+//! Decoding never panics: truncated or damaged data simply ends a list.
 
-use crate::model::{DOCUMENT_FIELDS, PASSAGE_FIELDS};
+use std::ops::Range;
+
+use crate::model::{DOCUMENT_FIELDS, P_BODY, P_CONTEXT, P_HEADING, PASSAGE_FIELDS};
 
 pub fn write_varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
@@ -42,6 +56,19 @@ pub fn read_varint(data: &[u8], at: &mut usize) -> Option<u64> {
     }
 }
 
+/// Skip `n` varints from `at`: the position after them, or `None` past the end.
+#[inline]
+fn skip_varints(data: &[u8], mut at: usize, mut n: usize) -> Option<usize> {
+    while n > 0 {
+        let byte = *data.get(at)?;
+        at += 1;
+        if byte < 0x80 {
+            n -= 1;
+        }
+    }
+    Some(at)
+}
+
 /// One occurrence of a term in a passage body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Occurrence {
@@ -50,33 +77,59 @@ pub struct Occurrence {
     pub offset: u32,
 }
 
-/// Append a passage entry. `occurrences` must be sorted by position.
+/// Append a passage entry. `occurrences` must be sorted by position; `token_starts` is the
+/// passage's token table (see [`write_token_starts`]): offsets equal to it are not stored.
 pub fn write_passage_entry(
     out: &mut Vec<u8>,
     delta: u32,
     tf: &[u32; PASSAGE_FIELDS],
     occurrences: &[Occurrence],
+    token_starts: &[u32],
 ) {
-    write_varint(out, u64::from(delta));
-    for &f in tf {
-        write_varint(out, u64::from(f));
+    debug_assert_eq!(tf[P_BODY] as usize, occurrences.len());
+    let offsets = occurrences
+        .iter()
+        .any(|o| token_starts.get(o.position as usize) != Some(&o.offset));
+    let fields = tf[P_HEADING] > 0 || tf[P_CONTEXT] > 0;
+    let one = tf[P_BODY] == 1;
+    let header = (u64::from(delta) << 3)
+        | (u64::from(offsets) << 2)
+        | (u64::from(fields) << 1)
+        | u64::from(one);
+    write_varint(out, header);
+    if fields {
+        write_varint(out, u64::from(tf[P_HEADING]));
+        write_varint(out, u64::from(tf[P_CONTEXT]));
     }
-    let mut block = Vec::with_capacity(occurrences.len() * 3);
+    if !one {
+        write_varint(out, u64::from(tf[P_BODY]));
+    }
     let (mut position, mut offset) = (0u32, 0u32);
     for o in occurrences {
-        write_varint(&mut block, u64::from(o.position - position));
-        write_varint(&mut block, u64::from(o.offset.wrapping_sub(offset)));
+        write_varint(out, u64::from(o.position - position));
+        if offsets {
+            write_varint(out, u64::from(o.offset.wrapping_sub(offset)));
+        }
         position = o.position;
         offset = o.offset;
     }
-    write_varint(out, block.len() as u64);
-    out.extend_from_slice(&block);
 }
 
 pub fn write_document_entry(out: &mut Vec<u8>, delta: u32, tf: &[u32; DOCUMENT_FIELDS]) {
-    write_varint(out, u64::from(delta));
-    for &f in tf {
-        write_varint(out, u64::from(f));
+    use crate::model::D_BODY;
+    let body_only = tf.iter().enumerate().all(|(f, &n)| f == D_BODY || n == 0);
+    write_varint(out, (u64::from(delta) << 1) | u64::from(body_only));
+    if body_only {
+        write_varint(out, u64::from(tf[D_BODY]));
+        return;
+    }
+    let mask = tf
+        .iter()
+        .enumerate()
+        .fold(0u8, |m, (f, &n)| m | (u8::from(n > 0) << f));
+    out.push(mask);
+    for &n in tf.iter().filter(|&&n| n > 0) {
+        write_varint(out, u64::from(n));
     }
 }
 
@@ -85,7 +138,21 @@ pub fn write_document_entry(out: &mut Vec<u8>, delta: u32, tf: &[u32; DOCUMENT_F
 pub struct PassageEntry<'a> {
     pub passage: u32,
     pub tf: [u32; PASSAGE_FIELDS],
-    pub occurrences: &'a [u8],
+    pub occurrences: OccurrenceBlock<'a>,
+}
+
+/// The occurrences of a term in one passage, still encoded.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OccurrenceBlock<'a> {
+    pub bytes: &'a [u8],
+    /// Each position is followed by its byte offset.
+    pub offsets: bool,
+}
+
+impl OccurrenceBlock<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
 }
 
 /// Walks a passage postings list.
@@ -111,19 +178,29 @@ impl<'a> Iterator for PassageCursor<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<PassageEntry<'a>> {
-        let delta = read_varint(self.data, &mut self.at)?;
+        let header = read_varint(self.data, &mut self.at)?;
         let mut tf = [0u32; PASSAGE_FIELDS];
-        for f in &mut tf {
-            *f = read_varint(self.data, &mut self.at)? as u32;
+        if header & 2 != 0 {
+            tf[P_HEADING] = read_varint(self.data, &mut self.at)? as u32;
+            tf[P_CONTEXT] = read_varint(self.data, &mut self.at)? as u32;
         }
-        let len = read_varint(self.data, &mut self.at)? as usize;
-        let occurrences = self.data.get(self.at..self.at.checked_add(len)?)?;
-        self.at += len;
-        self.last = self.last.wrapping_add(delta as u32);
+        tf[P_BODY] = if header & 1 != 0 {
+            1
+        } else {
+            read_varint(self.data, &mut self.at)? as u32
+        };
+        let offsets = header & 4 != 0;
+        let per_occurrence = if offsets { 2 } else { 1 };
+        let start = self.at;
+        self.at = skip_varints(self.data, self.at, tf[P_BODY] as usize * per_occurrence)?;
+        self.last = self.last.wrapping_add((header >> 3) as u32);
         Some(PassageEntry {
             passage: self.last,
             tf,
-            occurrences,
+            occurrences: OccurrenceBlock {
+                bytes: &self.data[start..self.at],
+                offsets,
+            },
         })
     }
 }
@@ -158,12 +235,21 @@ impl Iterator for DocumentCursor<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<DocumentEntry> {
-        let delta = read_varint(self.data, &mut self.at)?;
+        use crate::model::D_BODY;
+        let header = read_varint(self.data, &mut self.at)?;
         let mut tf = [0u32; DOCUMENT_FIELDS];
-        for f in &mut tf {
-            *f = read_varint(self.data, &mut self.at)? as u32;
+        if header & 1 != 0 {
+            tf[D_BODY] = read_varint(self.data, &mut self.at)? as u32;
+        } else {
+            let mask = *self.data.get(self.at)?;
+            self.at += 1;
+            for (f, n) in tf.iter_mut().enumerate() {
+                if mask & (1 << f) != 0 {
+                    *n = read_varint(self.data, &mut self.at)? as u32;
+                }
+            }
         }
-        self.last = self.last.wrapping_add(delta as u32);
+        self.last = self.last.wrapping_add((header >> 1) as u32);
         Some(DocumentEntry {
             document: self.last,
             tf,
@@ -171,18 +257,20 @@ impl Iterator for DocumentCursor<'_> {
     }
 }
 
-/// Decodes an occurrence block.
+/// Decodes an occurrence block: positions, and byte offsets where the block stores them
+/// (`offset` is 0 where it does not: the token table gives it, see
+/// [`OccurrenceBlock::offsets`]).
 #[derive(Debug, Clone)]
 pub struct Occurrences<'a> {
-    data: &'a [u8],
+    block: OccurrenceBlock<'a>,
     at: usize,
     last: Occurrence,
 }
 
 impl<'a> Occurrences<'a> {
-    pub fn new(data: &'a [u8]) -> Self {
+    pub fn new(block: OccurrenceBlock<'a>) -> Self {
         Occurrences {
-            data,
+            block,
             at: 0,
             last: Occurrence::default(),
         }
@@ -194,14 +282,279 @@ impl Iterator for Occurrences<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Occurrence> {
-        let dp = read_varint(self.data, &mut self.at)?;
-        let db = read_varint(self.data, &mut self.at)?;
-        self.last = Occurrence {
-            position: self.last.position.wrapping_add(dp as u32),
-            offset: self.last.offset.wrapping_add(db as u32),
-        };
+        let data = self.block.bytes;
+        let dp = read_varint(data, &mut self.at)?;
+        self.last.position = self.last.position.wrapping_add(dp as u32);
+        if self.block.offsets {
+            let db = read_varint(data, &mut self.at)?;
+            self.last.offset = self.last.offset.wrapping_add(db as u32);
+        }
         Some(self.last)
     }
+}
+
+// ---- token tables ----------------------------------------------------------------------
+
+/// Append a passage's token table: `starts[p]` is where the token at position `p` starts
+/// (non-decreasing). Deltas from the previous start, in nibbles, low nibble first: 0-13 as
+/// they are, 14 then two nibbles (14-269), 15 then eight nibbles (a full `u32`). The table
+/// ends on a byte boundary.
+pub fn write_token_starts(out: &mut Vec<u8>, starts: &[u32]) {
+    let mut nibbles = Nibbles { out, half: None };
+    let mut last = 0u32;
+    for &start in starts {
+        let delta = start.saturating_sub(last);
+        last = start.max(last);
+        match delta {
+            0..=13 => nibbles.push(delta as u8),
+            14..=269 => {
+                nibbles.push(14);
+                let d = delta - 14;
+                nibbles.push((d & 15) as u8);
+                nibbles.push((d >> 4) as u8);
+            }
+            _ => {
+                nibbles.push(15);
+                for i in 0..8 {
+                    nibbles.push(((delta >> (4 * i)) & 15) as u8);
+                }
+            }
+        }
+    }
+    nibbles.finish();
+}
+
+struct Nibbles<'a> {
+    out: &'a mut Vec<u8>,
+    half: Option<u8>,
+}
+
+impl Nibbles<'_> {
+    fn push(&mut self, nibble: u8) {
+        match self.half.take() {
+            None => self.half = Some(nibble),
+            Some(low) => self.out.push(low | (nibble << 4)),
+        }
+    }
+
+    fn finish(self) {
+        if let Some(low) = self.half {
+            self.out.push(low);
+        }
+    }
+}
+
+/// Decode the first `count` entries of a token table into `out` (cleared first); stops
+/// early on damaged data.
+pub fn read_token_starts(data: &[u8], count: usize, out: &mut Vec<u32>) {
+    out.clear();
+    let mut at = 0usize;
+    let nibble = |i: usize| -> Option<u32> {
+        let byte = *data.get(i / 2)?;
+        Some(u32::from(if i.is_multiple_of(2) {
+            byte & 15
+        } else {
+            byte >> 4
+        }))
+    };
+    let mut last = 0u32;
+    while out.len() < count {
+        let Some(first) = nibble(at) else { return };
+        at += 1;
+        let delta = match first {
+            0..=13 => first,
+            14 => {
+                let (Some(lo), Some(hi)) = (nibble(at), nibble(at + 1)) else {
+                    return;
+                };
+                at += 2;
+                14 + (lo | (hi << 4))
+            }
+            _ => {
+                let mut value = 0u32;
+                for i in 0..8 {
+                    let Some(n) = nibble(at + i) else { return };
+                    value |= n << (4 * i);
+                }
+                at += 8;
+                value
+            }
+        };
+        last = last.wrapping_add(delta);
+        out.push(last);
+    }
+}
+
+// ---- the dictionary ----------------------------------------------------------------------
+
+/// Terms per dictionary block: a lookup binary-searches the blocks' first terms, then reads
+/// at most this many terms.
+pub const TERM_BLOCK: usize = 16;
+
+/// A dictionary entry, decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TermEntry {
+    /// Passages and documents containing the term in any field.
+    pub passage_df: u32,
+    pub document_df: u32,
+    /// Byte ranges of the postings.
+    pub passage_postings: Range<usize>,
+    pub document_postings: Range<usize>,
+}
+
+/// Writes the dictionary, one term at a time in sorted order, with each term's lists.
+#[derive(Default)]
+pub struct DictionaryWriter {
+    pub dictionary: Vec<u8>,
+    pub postings: Vec<u8>,
+    /// Per block: where it starts in `dictionary`, where its first term's lists start in
+    /// `postings`.
+    pub blocks: Vec<(u32, u64)>,
+    pub count: u32,
+    previous: Vec<u8>,
+}
+
+impl DictionaryWriter {
+    pub fn push(
+        &mut self,
+        term: &str,
+        passage_df: u32,
+        document_df: u32,
+        passage_list: &[u8],
+        document_list: &[u8],
+    ) {
+        let term = term.as_bytes();
+        let shared = if (self.count as usize).is_multiple_of(TERM_BLOCK) {
+            self.blocks
+                .push((self.dictionary.len() as u32, self.postings.len() as u64));
+            0
+        } else {
+            term.iter()
+                .zip(&self.previous)
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        write_varint(&mut self.dictionary, shared as u64);
+        write_varint(&mut self.dictionary, (term.len() - shared) as u64);
+        self.dictionary.extend_from_slice(&term[shared..]);
+        write_varint(&mut self.dictionary, u64::from(passage_df));
+        write_varint(&mut self.dictionary, u64::from(document_df));
+        write_varint(&mut self.dictionary, passage_list.len() as u64);
+        write_varint(&mut self.dictionary, document_list.len() as u64);
+        self.postings.extend_from_slice(passage_list);
+        self.postings.extend_from_slice(document_list);
+        self.previous.clear();
+        self.previous.extend_from_slice(term);
+        self.count += 1;
+    }
+}
+
+/// Reads one block of the dictionary, term by term.
+pub struct BlockReader<'a> {
+    data: &'a [u8],
+    at: usize,
+    postings: usize,
+    left: usize,
+    term: Vec<u8>,
+}
+
+impl<'a> BlockReader<'a> {
+    /// Block `i` of a dictionary with `blocks` as [`DictionaryWriter::blocks`] says, and
+    /// `count` terms in all.
+    pub fn new(dictionary: &'a [u8], start: usize, postings: usize, left: usize) -> Self {
+        BlockReader {
+            data: dictionary,
+            at: start,
+            postings,
+            left: left.min(TERM_BLOCK),
+            term: Vec::new(),
+        }
+    }
+
+    /// The next term of the block and its entry (`term()` gives its text).
+    pub fn next_entry(&mut self) -> Option<TermEntry> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let shared = read_varint(self.data, &mut self.at)? as usize;
+        let suffix = read_varint(self.data, &mut self.at)? as usize;
+        let bytes = self.data.get(self.at..self.at.checked_add(suffix)?)?;
+        self.at += suffix;
+        self.term.truncate(shared.min(self.term.len()));
+        self.term.extend_from_slice(bytes);
+        let passage_df = read_varint(self.data, &mut self.at)? as u32;
+        let document_df = read_varint(self.data, &mut self.at)? as u32;
+        let passage_len = read_varint(self.data, &mut self.at)? as usize;
+        let document_len = read_varint(self.data, &mut self.at)? as usize;
+        let passage_postings = self.postings..self.postings.checked_add(passage_len)?;
+        let document_postings =
+            passage_postings.end..passage_postings.end.checked_add(document_len)?;
+        self.postings = document_postings.end;
+        Some(TermEntry {
+            passage_df,
+            document_df,
+            passage_postings,
+            document_postings,
+        })
+    }
+
+    /// The text of the term [`BlockReader::next_entry`] last returned (bytes of UTF-8
+    /// text, checked where it matters).
+    pub fn term(&self) -> &[u8] {
+        &self.term
+    }
+}
+
+/// The first term of a block, without decoding the rest.
+pub fn first_term(dictionary: &[u8], start: usize) -> Option<&[u8]> {
+    let mut at = start;
+    let _shared = read_varint(dictionary, &mut at)?;
+    let len = read_varint(dictionary, &mut at)? as usize;
+    dictionary.get(at..at.checked_add(len)?)
+}
+
+/// Look a term up: binary search of the blocks' first terms, then a walk through one
+/// block. `blocks` as [`DictionaryWriter::blocks`] (dictionary offset, postings offset).
+pub fn find(
+    dictionary: &[u8],
+    blocks: &[(u32, u64)],
+    count: u32,
+    term: &[u8],
+) -> Option<TermEntry> {
+    find_with(dictionary, blocks.len(), |i| blocks[i], count, term)
+}
+
+/// [`find`] over blocks given by index (the archived block table is not a slice of
+/// tuples).
+pub fn find_with(
+    dictionary: &[u8],
+    block_count: usize,
+    block: impl Fn(usize) -> (u32, u64),
+    count: u32,
+    term: &[u8],
+) -> Option<TermEntry> {
+    // The last block whose first term is at most `term`.
+    let (mut lo, mut hi) = (0usize, block_count);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match first_term(dictionary, block(mid).0 as usize) {
+            Some(first) if first <= term => lo = mid + 1,
+            _ => hi = mid,
+        }
+    }
+    let i = lo.checked_sub(1)?;
+    let (start, postings) = block(i);
+    let left = (count as usize).saturating_sub(i * TERM_BLOCK);
+    let mut reader = BlockReader::new(dictionary, start as usize, postings as usize, left);
+    while let Some(entry) = reader.next_entry() {
+        match reader.term().cmp(term) {
+            std::cmp::Ordering::Equal => return Some(entry),
+            std::cmp::Ordering::Greater => return None,
+            std::cmp::Ordering::Less => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -209,28 +562,52 @@ mod tests {
     use super::*;
 
     #[test]
-    fn passage_entries_round_trip() {
-        let mut out = Vec::new();
-        let occ = [
+    fn passage_entries_round_trip_with_offsets_only_where_the_table_differs() {
+        let table = [0, 4, 9, 15];
+        let at_tokens = [
+            Occurrence {
+                position: 1,
+                offset: 4,
+            },
             Occurrence {
                 position: 3,
-                offset: 20,
-            },
-            Occurrence {
-                position: 300,
-                offset: 10,
+                offset: 15,
             },
         ];
-        write_passage_entry(&mut out, 5, &[1, 0, 2], &occ);
-        write_passage_entry(&mut out, 200, &[0, 1, 0], &[]);
+        let elsewhere = [Occurrence {
+            position: 2,
+            offset: 7,
+        }];
+        let mut out = Vec::new();
+        write_passage_entry(&mut out, 5, &[1, 0, 2], &at_tokens, &table);
+        write_passage_entry(&mut out, 200, &[0, 1, 0], &[], &table);
+        write_passage_entry(&mut out, 1, &[0, 0, 1], &elsewhere, &table);
         let entries: Vec<_> = PassageCursor::new(&out).collect();
-        assert_eq!(entries.len(), 2);
+        assert_eq!(entries.len(), 3);
         assert_eq!((entries[0].passage, entries[0].tf), (5, [1, 0, 2]));
-        assert_eq!(
-            Occurrences::new(entries[0].occurrences).collect::<Vec<_>>(),
-            occ
-        );
+        assert!(!entries[0].occurrences.offsets);
+        let positions: Vec<u32> = Occurrences::new(entries[0].occurrences)
+            .map(|o| o.position)
+            .collect();
+        assert_eq!(positions, [1, 3]);
         assert_eq!((entries[1].passage, entries[1].tf), (205, [0, 1, 0]));
+        assert!(entries[1].occurrences.is_empty());
+        assert_eq!(entries[2].passage, 206);
+        assert!(entries[2].occurrences.offsets);
+        assert_eq!(
+            Occurrences::new(entries[2].occurrences).collect::<Vec<_>>(),
+            elsewhere
+        );
+    }
+
+    #[test]
+    fn document_entries_round_trip() {
+        let mut out = Vec::new();
+        write_document_entry(&mut out, 7, &[0, 0, 0, 0, 3]);
+        write_document_entry(&mut out, 1, &[1, 2, 0, 4, 500]);
+        let entries: Vec<_> = DocumentCursor::new(&out).collect();
+        assert_eq!((entries[0].document, entries[0].tf), (7, [0, 0, 0, 0, 3]));
+        assert_eq!((entries[1].document, entries[1].tf), (8, [1, 2, 0, 4, 500]));
     }
 
     #[test]
@@ -242,7 +619,70 @@ mod tests {
             let n = DocumentCursor::new(&out[..cut]).count();
             assert!(n <= 1);
         }
-        assert_eq!(DocumentCursor::new(&out).nth(1).unwrap().document, 8);
+        let mut passages = Vec::new();
+        let o = [Occurrence {
+            position: 3,
+            offset: 99,
+        }];
+        write_passage_entry(&mut passages, 1, &[0, 0, 1], &o, &[0, 1, 2, 3]);
+        write_passage_entry(&mut passages, 1, &[0, 0, 1], &o, &[0, 1, 2, 3]);
+        for cut in 0..passages.len() {
+            assert!(PassageCursor::new(&passages[..cut]).count() <= 1);
+        }
         assert_eq!(read_varint(&[0xff; 12], &mut 0), None);
+        let mut starts = Vec::new();
+        read_token_starts(&[0xff, 0x0f], 10, &mut starts);
+        assert!(starts.len() < 10);
+    }
+
+    #[test]
+    fn token_tables_round_trip() {
+        let starts = [0u32, 0, 3, 16, 16, 300, 301, 100_000, 100_005];
+        let mut out = vec![0xaa];
+        write_token_starts(&mut out, &starts);
+        let mut back = Vec::new();
+        read_token_starts(&out[1..], starts.len(), &mut back);
+        assert_eq!(back, starts);
+        read_token_starts(&out[1..], 3, &mut back);
+        assert_eq!(back, starts[..3]);
+    }
+
+    #[test]
+    fn the_dictionary_finds_every_term_and_its_lists() {
+        let mut terms: Vec<String> = (0..100).map(|i| format!("term{i:03}")).collect();
+        terms.push("a".into());
+        terms.push("ab".into());
+        terms.sort();
+        let mut writer = DictionaryWriter::default();
+        for (i, t) in terms.iter().enumerate() {
+            let lists = vec![i as u8; i % 5 + 1];
+            writer.push(t, i as u32, i as u32 / 2, &lists, &lists[1..]);
+        }
+        let mut at = 0usize;
+        for (i, t) in terms.iter().enumerate() {
+            let entry = find(
+                &writer.dictionary,
+                &writer.blocks,
+                writer.count,
+                t.as_bytes(),
+            )
+            .unwrap_or_else(|| panic!("{t}"));
+            assert_eq!(entry.passage_df, i as u32);
+            assert_eq!(entry.passage_postings, at..at + i % 5 + 1);
+            assert_eq!(entry.document_postings.len(), i % 5);
+            at = entry.document_postings.end;
+        }
+        for missing in ["", "b", "term", "term1000", "zz", "aa"] {
+            assert_eq!(
+                find(
+                    &writer.dictionary,
+                    &writer.blocks,
+                    writer.count,
+                    missing.as_bytes()
+                ),
+                None,
+                "{missing}"
+            );
+        }
     }
 }

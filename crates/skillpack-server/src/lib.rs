@@ -84,12 +84,15 @@ macro_rules! baked {
              skillpack-server uses: depend on the same version of both (build-dependency \
              and dependency)"
         );
+        // The content store's prepared dictionary: made by the first read that needs it.
+        static DICTIONARY: $crate::catalog::Dictionary = $crate::catalog::Dictionary::new();
         // SAFETY: `baked.rs`, `catalog.bin` and `content.bin` were written together by
         // `skillpack_build::bake` of the version checked above; `Aligned` is 16-byte aligned.
         unsafe {
             $crate::catalog::Catalog::from_baked(
                 &__skillpack_baked::CATALOG.0,
                 __skillpack_baked::CONTENT,
+                &DICTIONARY,
                 __skillpack_baked::SERVER_VERSION,
             )
         }

@@ -58,7 +58,7 @@ fn doc_tree(catalog: &Catalog) -> Vec<TreeEntry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Document, Span};
+    use crate::model::{Document, Stored};
 
     fn doc(path: &str) -> Document {
         Document {
@@ -68,7 +68,7 @@ mod tests {
             name: path.into(),
             title: String::new(),
             summary: String::new(),
-            content: Span::default(),
+            content: Stored::default(),
             version: String::new(),
             outline: Vec::new(),
             chunks: Vec::new(),

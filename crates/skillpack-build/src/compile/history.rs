@@ -769,16 +769,13 @@ pub fn file_owners(catalog: &crate::model::Catalog) -> Vec<usize> {
         .collect()
 }
 
-/// The state of a catalog being compiled (`content` is its blob).
-pub fn current_state(catalog: &crate::model::Catalog, content: &[u8]) -> State {
+/// The state of a catalog being compiled (`texts`: each document's text, in order).
+pub fn current_state(catalog: &crate::model::Catalog, texts: &[&str]) -> State {
     use crate::model::DocKind;
     let mut state = State::default();
     let skill_id = |i: u32| catalog.skills.get(i as usize).map_or("", |s| s.id.as_str());
-    for document in &catalog.documents {
-        let start = document.content.offset as usize;
-        let text = content
-            .get(start..start + document.content.len as usize)
-            .unwrap_or_default();
+    for (document, text) in catalog.documents.iter().zip(texts) {
+        let text = text.as_bytes();
         let skill = match document.kind {
             DocKind::Skill { skill } | DocKind::Reference { skill, .. } => skill_id(skill),
             DocKind::Doc => "",

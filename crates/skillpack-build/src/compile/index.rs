@@ -12,11 +12,11 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::markdown;
-use crate::analyze::Analyzer;
+use crate::analyze::{Analyzer, TermKind};
 use crate::model::{
     D_BODY, D_DESCRIPTION, D_HEADINGS, D_NAME, D_TITLE, DOCUMENT_FIELDS, DocKind, Document,
-    DocumentStats, IndexTerm, NO_HEADING, P_BODY, P_CONTEXT, P_HEADING, PASSAGE_FIELDS, Passage,
-    SearchIndex, Skill, Span,
+    DocumentStats, NO_HEADING, P_BODY, P_CONTEXT, P_HEADING, PASSAGE_FIELDS, Passage, SearchIndex,
+    Skill, TermBlock,
 };
 use crate::postings::{self, Occurrence};
 
@@ -41,10 +41,17 @@ struct PassageTerm {
     occurrences: Vec<Occurrence>,
 }
 
+/// One passage analysed: the passage (its `document` and `tokens` fields not yet set), its
+/// token table and its terms.
+struct PassageTerms {
+    passage: Passage,
+    token_starts: Vec<u32>,
+    terms: Vec<(String, PassageTerm)>,
+}
+
 /// One document analysed on its own: what [`build`] merges into the index in document order.
 struct DocumentTerms {
-    /// Each passage (its `document` field not yet set) and its terms.
-    passages: Vec<(Passage, Vec<(String, PassageTerm)>)>,
+    passages: Vec<PassageTerms>,
     /// Term frequencies per document field.
     tf: Vec<(String, [u32; DOCUMENT_FIELDS])>,
     lengths: [u32; DOCUMENT_FIELDS],
@@ -62,22 +69,23 @@ fn count<'m, V: Default>(map: &'m mut TermMap<V>, term: &str) -> &'m mut V {
     map.get_mut(term).expect("just inserted")
 }
 
-/// `text_of(document)` gives a document's bytes as text; `body_offset(document)` where its
+/// `texts[d]` is document `d`'s text; `body_offset(document)` where its
 /// markdown body starts (after frontmatter).
-pub fn build<'a>(
+pub fn build(
     documents: &[Document],
     skills: &[Skill],
-    text_of: impl Fn(&Document) -> &'a str + Sync,
+    texts: &[&str],
     body_offset: impl Fn(&Document, &str) -> usize + Sync,
 ) -> SearchIndex {
     use rayon::prelude::*;
 
     let mut terms: TermMap<TermBuild> = TermMap::default();
     let mut passages: Vec<Passage> = Vec::new();
+    let mut token_starts: Vec<u8> = Vec::new();
     let mut stats: Vec<DocumentStats> = Vec::with_capacity(documents.len());
     let mut passage_total = [0u64; PASSAGE_FIELDS];
     let mut document_total = [0u64; DOCUMENT_FIELDS];
-    let (anchors, routers) = anchor_texts(documents, skills, &text_of);
+    let (anchors, routers) = anchor_texts(documents, skills, texts);
 
     for (b, batch) in documents.chunks(BATCH).enumerate() {
         let first = b * BATCH;
@@ -85,9 +93,9 @@ pub fn build<'a>(
             .par_iter()
             .enumerate()
             .map_init(Analyzer::new, |analyzer, (i, document)| {
-                let text = text_of(document);
-                let body = body_offset(document, text).min(text.len());
                 let d = first + i;
+                let text = texts[d];
+                let body = body_offset(document, text).min(text.len());
                 analyse(
                     analyzer,
                     document,
@@ -102,9 +110,10 @@ pub fn build<'a>(
         for (i, document) in analysed.into_iter().enumerate() {
             let d = (first + i) as u32;
             let first_passage = passages.len() as u32;
-            for (mut passage, passage_terms) in document.passages {
+            for analysed in document.passages {
+                let (mut passage, table) = (analysed.passage, analysed.token_starts);
                 let p = passages.len() as u32;
-                for (term, entry) in passage_terms {
+                for (term, entry) in analysed.terms {
                     let build = count(&mut terms, &term);
                     let delta = p - build.last_passage;
                     build.last_passage = p;
@@ -114,8 +123,11 @@ pub fn build<'a>(
                         delta,
                         &entry.tf,
                         &entry.occurrences,
+                        &table,
                     );
                 }
+                passage.tokens = token_starts.len() as u32;
+                postings::write_token_starts(&mut token_starts, &table);
                 for (total, len) in passage_total.iter_mut().zip(passage.lengths) {
                     *total += u64::from(len);
                 }
@@ -142,18 +154,15 @@ pub fn build<'a>(
 
     let mut sorted: Vec<(String, TermBuild)> = terms.into_iter().collect();
     sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let mut bytes = Vec::new();
-    let mut index_terms = Vec::with_capacity(sorted.len());
+    let mut dictionary = postings::DictionaryWriter::default();
     for (text, build) in sorted {
-        let passage_postings = append(&mut bytes, &build.passage_postings);
-        let document_postings = append(&mut bytes, &build.document_postings);
-        index_terms.push(IndexTerm {
-            text,
-            passage_df: build.passage_df,
-            document_df: build.document_df,
-            passage_postings,
-            document_postings,
-        });
+        dictionary.push(
+            &text,
+            build.passage_df,
+            build.document_df,
+            &build.passage_postings,
+            &build.document_postings,
+        );
     }
     let average = |total: u64, count: usize| {
         if count == 0 {
@@ -163,8 +172,18 @@ pub fn build<'a>(
         }
     };
     SearchIndex {
-        terms: index_terms,
-        postings: bytes,
+        dictionary: dictionary.dictionary,
+        blocks: dictionary
+            .blocks
+            .iter()
+            .map(|&(dictionary, postings)| TermBlock {
+                dictionary,
+                postings,
+            })
+            .collect(),
+        term_count: dictionary.count,
+        postings: dictionary.postings,
+        token_starts,
         passage_avg_len: passage_total.map(|t| average(t, passages.len())),
         document_avg_len: document_total.map(|t| average(t, documents.len())),
         passages,
@@ -257,7 +276,15 @@ fn analyse(
                 .take_while(|c| c.start < end)
                 .map(|c| c.start.max(start) - start..c.end.min(end) - start),
         );
+        // Where each token starts: the first term at each position that is not an
+        // operator (which takes the position of the token after it).
+        let mut table: Vec<u32> = Vec::new();
         lengths[P_BODY] = analyzer.analyze_code(slice, 0, &passage_code, |t| {
+            if t.kind != TermKind::Operator && t.position as usize >= table.len() {
+                let last = table.last().copied().unwrap_or(0);
+                table.resize(t.position as usize, last);
+                table.push(t.start as u32);
+            }
             let at = start + t.start;
             let i = router.partition_point(|r| r.end <= at);
             if router.get(i).is_some_and(|r| r.start <= at) {
@@ -277,8 +304,15 @@ fn analyse(
         for (term, entry) in &passage_terms {
             count(&mut doc_tf, term)[D_BODY] += entry.tf[P_BODY];
         }
-        passages.push((
-            Passage {
+        let last = table.last().copied().unwrap_or(0);
+        table.resize(lengths[P_BODY] as usize, last);
+        let mut terms: Vec<(String, PassageTerm)> = passage_terms.into_iter().collect();
+        // The entry's occurrences are written in position order.
+        for (_, entry) in &mut terms {
+            entry.occurrences.sort_by_key(|o| o.position);
+        }
+        passages.push(PassageTerms {
+            passage: Passage {
                 document: 0,
                 chunk,
                 heading,
@@ -286,27 +320,20 @@ fn analyse(
                     .outline
                     .get(heading as usize)
                     .map_or(NO_HEADING, |h| h.parent),
-                start: start as u64,
-                end: end as u64,
+                start: start as u32,
+                end: end as u32,
+                tokens: 0,
                 lengths,
             },
-            passage_terms.into_iter().collect(),
-        ));
+            token_starts: table,
+            terms,
+        });
     }
     DocumentTerms {
         passages,
         tf: doc_tf.into_iter().collect(),
         lengths: doc_len,
     }
-}
-
-fn append(bytes: &mut Vec<u8>, list: &[u8]) -> Span {
-    let span = Span {
-        offset: bytes.len() as u64,
-        len: list.len() as u64,
-    };
-    bytes.extend_from_slice(list);
-    span
 }
 
 /// The title field: the document's title, and the heading it opens with when that differs
@@ -362,7 +389,7 @@ fn names(document: &Document, skills: &[Skill]) -> (String, String) {
 fn anchor_texts<'a>(
     documents: &[Document],
     skills: &[Skill],
-    text_of: &impl Fn(&Document) -> &'a str,
+    texts: &[&'a str],
 ) -> (Vec<String>, Vec<Vec<std::ops::Range<usize>>>) {
     let by_uri: HashMap<&str, usize> = documents
         .iter()
@@ -379,7 +406,7 @@ fn anchor_texts<'a>(
     let mut lines: Vec<Vec<&'a str>> = vec![Vec::new(); documents.len()];
     let mut routers: Vec<Vec<std::ops::Range<usize>>> = vec![Vec::new(); documents.len()];
     for (source, document) in documents.iter().enumerate() {
-        let text = text_of(document);
+        let text = texts[source];
         let siblings: &[(&str, usize)] = match document.kind {
             DocKind::Skill { skill } => &references[skill as usize],
             _ => &[],

@@ -26,6 +26,7 @@ pub mod markdown;
 pub mod render;
 pub mod skills;
 pub mod startup;
+pub mod store;
 pub mod walk;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -38,7 +39,7 @@ pub use diag::{Diagnostic, Report, Severity};
 
 use crate::model::{
     CONTRACT_VERSION, Catalog, Directory, DirectoryChild, DocKind, Document, Reference, Skill,
-    SkillFile, Span, Target, Totals, UriIndex,
+    SkillFile, Stored, Target, Totals, UriIndex,
 };
 use crate::uri;
 use links::{Resolution, RootKind, Targets};
@@ -63,6 +64,12 @@ impl Output {
     /// The catalog as the archive the server reads in place.
     pub fn catalog_bytes(&self) -> Vec<u8> {
         self.archive().into_vec()
+    }
+
+    /// The bytes of a document or skill file (`stored`: its `content`), decoded from the
+    /// content store. For tests and tools; the server reads frames in place.
+    pub fn read(&self, stored: Stored) -> std::io::Result<Vec<u8>> {
+        store::decode(&self.content, &self.catalog.store, stored)
     }
 
     /// The archive in a buffer aligned for reading it in place.
@@ -491,26 +498,6 @@ fn is_binary_mime(mime: &str) -> bool {
     }
 }
 
-/// Content blob with identical byte strings stored once.
-#[derive(Default)]
-struct Blob {
-    bytes: Vec<u8>,
-    seen: HashMap<blake3::Hash, Span>,
-}
-
-impl Blob {
-    fn add(&mut self, hash: blake3::Hash, data: &[u8]) -> Span {
-        *self.seen.entry(hash).or_insert_with(|| {
-            let span = Span {
-                offset: self.bytes.len() as u64,
-                len: data.len() as u64,
-            };
-            self.bytes.extend_from_slice(data);
-            span
-        })
-    }
-}
-
 fn bake(
     config: &Config,
     sources: &[SkillSource],
@@ -520,8 +507,14 @@ fn bake(
     previous: Option<&history::Manifest>,
     report: Report,
 ) -> Output {
-    let mut blob = Blob::default();
+    let mut pending = store::Pending::default();
     let mut totals = Totals::default();
+    // A skill document's frames follow its chunks, like any document's.
+    let skill_doc_starts: HashMap<&str, Vec<usize>> = docs
+        .iter()
+        .filter(|w| w.root == RootKind::Skills)
+        .map(|w| (w.rel.as_str(), chunk_starts(&w.chunks)))
+        .collect();
 
     // Skill files, sorted by URI so that each skill's files are one contiguous range.
     let served: HashSet<&str> = sources.iter().map(|s| s.dir.as_str()).collect();
@@ -533,17 +526,22 @@ fn bake(
         .map(|(_, f)| (uri::skill_file(&f.rel), f))
         .collect();
     files.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut file_spans: HashMap<&str, Span> = HashMap::new();
+    let mut file_items: HashMap<&str, store::Item> = HashMap::new();
+    let mut model_file_items: Vec<store::Item> = Vec::with_capacity(files.len());
     let mut model_files: Vec<SkillFile> = files
         .iter()
         .map(|(file_uri, f)| {
             let hash = blake3::hash(&f.bytes);
             file_hashes.insert(file_uri.clone(), hash);
-            let span = blob.add(hash, &f.bytes);
-            file_spans.insert(f.rel.as_str(), span);
             let utf8 = std::str::from_utf8(&f.bytes).is_ok() && !f.bytes.contains(&0);
             let mime_type = mime_type(&f.rel, utf8);
             let is_text = utf8 && !is_binary_mime(&mime_type);
+            let starts = skill_doc_starts
+                .get(f.rel.as_str())
+                .map_or(&[][..], Vec::as_slice);
+            let item = pending.add(hash, &f.bytes, starts, is_text);
+            file_items.insert(f.rel.as_str(), item);
+            model_file_items.push(item);
             totals.content_bytes += f.bytes.len() as u64;
             SkillFile {
                 uri: file_uri.clone(),
@@ -552,7 +550,7 @@ fn bake(
                 document: None,
                 sha256: sha256_digest(&f.bytes),
                 size: f.bytes.len() as u64,
-                content: span,
+                content: Stored::default(),
                 is_text,
             }
         })
@@ -564,18 +562,25 @@ fn bake(
     // Skill files that are also documents (SKILL.md, references), by path: their
     // `skill://` reads carry the same `_meta` outline and chunk catalog.
     let mut skill_documents: HashMap<String, u32> = HashMap::new();
+    let mut doc_items: Vec<store::Item> = Vec::with_capacity(docs.len());
     for work in docs {
         if work.root == RootKind::Skills {
             skill_documents.insert(work.rel.clone(), documents.len() as u32);
         }
-        let content = match work.root {
-            RootKind::Skills => file_spans[work.rel.as_str()],
+        let item = match work.root {
+            RootKind::Skills => file_items[work.rel.as_str()],
             RootKind::Docs => {
                 totals.content_bytes += work.text.len() as u64;
                 file_hashes.insert(work.uri.clone(), work.hash);
-                blob.add(work.hash, work.text.as_bytes())
+                pending.add(
+                    work.hash,
+                    work.text.as_bytes(),
+                    &chunk_starts(&work.chunks),
+                    true,
+                )
             }
         };
+        doc_items.push(item);
         match work.kind {
             DocKind::Doc => totals.docs += 1,
             DocKind::Reference { .. } => totals.references += 1,
@@ -590,7 +595,10 @@ fn bake(
             name: work.name,
             title: work.title,
             summary: work.summary,
-            content,
+            content: Stored {
+                len: work.text.len() as u64,
+                ..Stored::default()
+            },
             version: work.hash.to_hex()[..12].to_owned(),
             outline: work.outline,
             chunks: work.chunks,
@@ -646,12 +654,12 @@ fn bake(
         .collect();
     totals.skills = model_skills.len() as u64;
     totals.skill_files = model_files.len() as u64;
-    totals.blob_bytes = blob.bytes.len() as u64;
 
     let directories = directories(sources, &model_files);
     let fingerprint = fingerprint(config, &file_hashes);
 
     let mut catalog = Catalog {
+        store: Default::default(),
         name: config.name.clone(),
         fingerprint,
         chunk_bytes: config.chunk_bytes as u64,
@@ -669,8 +677,13 @@ fn bake(
         history: Default::default(),
         startup: Default::default(),
     };
+    // Each document's text, before compression (UTF-8: documents are checked when read).
+    let texts: Vec<&str> = doc_items
+        .iter()
+        .map(|&item| std::str::from_utf8(pending.bytes(item)).unwrap_or_default())
+        .collect();
     // The history comes after the fingerprint, which it must never influence.
-    let earlier = history::chain(previous, &history::current_state(&catalog, &blob.bytes));
+    let earlier = history::chain(previous, &history::current_state(&catalog, &texts));
     history::previous_changes(&mut catalog.documents, &earlier);
     catalog.history = crate::model::History {
         crate_version: config.crate_version.clone(),
@@ -685,28 +698,42 @@ fn bake(
     catalog.docs_index_json = render::docs_index(&catalog);
     catalog.capabilities_json = render::capabilities(&catalog, &config.crate_version);
     catalog.uri_index = uri_index(&catalog);
-    catalog.search = index::build(
-        &catalog.documents,
-        &catalog.skills,
-        |document| {
-            let start = document.content.offset as usize;
-            let end = start + document.content.len as usize;
-            std::str::from_utf8(&blob.bytes[start..end]).unwrap_or_default()
-        },
-        |_, text| match frontmatter::parse(text) {
-            Ok(Some(fm)) => fm.body_offset,
-            _ => frontmatter::bom_len(text),
-        },
-    );
+    catalog.search =
+        index::build(
+            &catalog.documents,
+            &catalog.skills,
+            &texts,
+            |_, text| match frontmatter::parse(text) {
+                Ok(Some(fm)) => fm.body_offset,
+                _ => frontmatter::bom_len(text),
+            },
+        );
     catalog.completions = completions::candidates(&catalog);
     catalog.startup = startup::facts(&catalog);
+    drop(texts);
+
+    // Compress last: everything above read the text as it is.
+    let packed = pending.pack();
+    for (document, item) in catalog.documents.iter_mut().zip(&doc_items) {
+        document.content = packed.stored(*item);
+    }
+    for (file, item) in catalog.files.iter_mut().zip(&model_file_items) {
+        file.content = packed.stored(*item);
+    }
+    catalog.totals.blob_bytes = packed.blob.len() as u64;
+    catalog.store = packed.store;
 
     Output {
         server_version: render::server_version(&config.crate_version, &catalog.fingerprint),
         catalog,
-        content: blob.bytes,
+        content: packed.blob,
         report,
     }
+}
+
+/// Where a document's chunks start: its frames in the content store.
+fn chunk_starts(chunks: &[crate::model::Chunk]) -> Vec<usize> {
+    chunks.iter().map(|c| c.start as usize).collect()
 }
 
 /// Every directory at or under a skill root, with its direct children.

@@ -20,14 +20,20 @@ use crate::postings::{DocumentCursor, PassageCursor};
 /// Bytes per component. Every field is a byte count.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Breakdown {
-    /// Every served file's bytes as stored (identical files once).
+    /// Every served file's bytes as stored (identical files once; compressed frames and
+    /// the dictionary).
     pub content: usize,
+    /// The content store's frame table (where each frame lies, how it is stored).
+    pub content_frames: usize,
     /// Search: the term dictionary (entries and their text).
     pub search_dictionary: usize,
     /// Search: passage postings without the occurrence blocks (ids, field frequencies).
     pub search_postings: usize,
-    /// Search: where each term occurs in a passage (token positions and byte offsets).
+    /// Search: where each term occurs in a passage (token positions, and byte offsets where
+    /// the token table does not give them).
     pub search_positions: usize,
+    /// Search: where each token of a passage starts (for snippets).
+    pub search_token_tables: usize,
     /// Search: document postings (field frequencies per document).
     pub search_document_postings: usize,
     /// Search: the passages and per-document statistics.
@@ -54,11 +60,13 @@ pub struct Breakdown {
 
 impl Breakdown {
     /// The archive's components: (name, bytes), in the order `info` prints them.
-    pub fn archive_parts(&self) -> [(&'static str, usize); 14] {
+    pub fn archive_parts(&self) -> [(&'static str, usize); 16] {
         [
+            ("content frames", self.content_frames),
             ("search dictionary", self.search_dictionary),
             ("search postings", self.search_postings),
             ("search positions", self.search_positions),
+            ("search token tables", self.search_token_tables),
             ("search document postings", self.search_document_postings),
             ("search passages", self.search_passages),
             ("outlines and chunk tables", self.outlines_chunks),
@@ -145,26 +153,30 @@ fn strings(v: &ArchivedVec<ArchivedString>) -> usize {
 pub fn of(catalog: &Catalog) -> Breakdown {
     let archive = catalog.archive();
     let mut b = Breakdown {
-        content: catalog.content().len(),
+        content: catalog.content().blob().len(),
         ..Breakdown::default()
     };
 
+    b.content_frames = items(&archive.store.frames);
+
     // Search.
     let search = &archive.search;
-    b.search_dictionary =
-        items(&search.terms) + search.terms.iter().map(|t| heap(&t.text)).sum::<usize>();
-    for term in search.terms.iter() {
+    b.search_dictionary = items(&search.dictionary) + items(&search.blocks);
+    for (_, term) in search.terms() {
         let list = search.bytes(&term.passage_postings);
-        let occurrences: usize = PassageCursor::new(list).map(|e| e.occurrences.len()).sum();
+        let occurrences: usize = PassageCursor::new(list)
+            .map(|e| e.occurrences.bytes.len())
+            .sum();
         b.search_positions += occurrences;
         b.search_postings += list.len() - occurrences;
         let documents = search.bytes(&term.document_postings);
         debug_assert_eq!(
             DocumentCursor::new(documents).count(),
-            term.document_df.to_native() as usize
+            term.document_df as usize
         );
         b.search_document_postings += documents.len();
     }
+    b.search_token_tables = items(&search.token_starts);
     b.search_passages = items(&search.passages) + items(&search.documents);
 
     // Documents.

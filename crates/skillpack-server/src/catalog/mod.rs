@@ -1,11 +1,17 @@
 //! The baked catalog at run time: the archive and content blob embedded by `build.rs`,
-//! read in place. Nothing is parsed, copied or allocated at start-up; pages of the binary
-//! are touched only when a request needs them.
+//! read in place. Nothing is parsed, copied, allocated or decompressed at start-up; pages
+//! of the binary are touched only when a request needs them, and a read decodes only the
+//! frames of the content store it serves ([`content`]).
 
 pub mod breakdown;
+pub mod content;
+
+use std::borrow::Cow;
+
+pub use content::{Content, Damaged, Dictionary};
 
 use crate::model::{
-    ArchivedCatalog, ArchivedDocument, ArchivedSkill, ArchivedSkillFile, ArchivedSpan,
+    ArchivedCatalog, ArchivedDocument, ArchivedSkill, ArchivedSkillFile, ArchivedStored,
     ArchivedTarget,
 };
 
@@ -13,7 +19,7 @@ use crate::model::{
 #[derive(Clone, Copy)]
 pub struct Catalog {
     archive: &'static ArchivedCatalog,
-    content: &'static [u8],
+    content: Content<'static>,
     /// The archive's bytes (the content blob is `content`), for [`Catalog::verify`] and sizes.
     archive_bytes: &'static [u8],
     /// `<package version>+<first 12 hex digits of the fingerprint>`: `serverInfo.version`.
@@ -40,10 +46,12 @@ impl Catalog {
     /// `content.bin` written with it. [`crate::baked!`] includes both and checks the
     /// version at compile time. Validating the archive here would walk all of it at every
     /// start-up, which is what this design avoids; the test suite and `skillpack info`
-    /// validate it with [`Catalog::verify`] instead.
+    /// validate it with [`Catalog::verify`] instead. `dictionary` is this catalog's own
+    /// (a `static` the macro declares, empty until the first read needs it).
     pub unsafe fn from_baked(
         archive: &'static [u8],
         content: &'static [u8],
+        dictionary: &'static Dictionary,
         server_version: &'static str,
     ) -> Catalog {
         // SAFETY: the caller guarantees bytes written with `rkyv::to_bytes` for exactly
@@ -52,7 +60,7 @@ impl Catalog {
         let archive_root = unsafe { rkyv::access_unchecked::<ArchivedCatalog>(archive) };
         Catalog {
             archive: archive_root,
-            content,
+            content: Content::new(content, &archive_root.store, dictionary),
             archive_bytes: archive,
             server_version,
         }
@@ -72,20 +80,43 @@ impl Catalog {
         let content: &'static [u8] = output.content.leak();
         let archive_root = rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(archive.as_slice())
             .map_err(|error| format!("the compiled archive does not validate: {error}"))?;
+        let dictionary: &'static Dictionary = Box::leak(Box::default());
         Ok(Catalog {
             archive: archive_root,
-            content,
+            content: Content::new(content, &archive_root.store, dictionary),
             archive_bytes: archive.as_slice(),
             server_version,
         })
     }
 
     /// Validate the archive completely (tests and `skillpack info`): every offset in
-    /// bounds, every string UTF-8, every enum tag known.
+    /// bounds, every string UTF-8, every enum tag known; then every document and skill file
+    /// (so every frame of the content store) decodes to the bytes its version or sha256
+    /// digest names.
     pub fn verify(&self) -> Result<(), String> {
         rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(self.archive_bytes)
-            .map(|_| ())
-            .map_err(|error| error.to_string())
+            .map_err(|error| format!("the archive does not validate: {error}"))?;
+        for document in self.documents() {
+            let bytes = self.read(&document.content).map_err(|d| d.to_string())?;
+            if blake3::hash(&bytes).to_hex()[..12] != *document.version.as_str() {
+                return Err(format!(
+                    "{} decodes to bytes other than those it was built from: this binary is \
+                     corrupt; rebuild it or fetch the release again",
+                    document.uri
+                ));
+            }
+        }
+        for file in self.files() {
+            let bytes = self.read(&file.content).map_err(|d| d.to_string())?;
+            if crate::compile::sha256_digest(&bytes) != file.sha256.as_str() {
+                return Err(format!(
+                    "{} decodes to bytes other than those it was built from: this binary is \
+                     corrupt; rebuild it or fetch the release again",
+                    file.uri
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// `<package version>+<first 12 hex digits of the fingerprint>`.
@@ -100,11 +131,11 @@ impl Catalog {
     /// Bytes of the embedded archive (metadata, indexes, pre-rendered JSON) and of the
     /// content blob: what the catalog adds to the binary.
     pub fn embedded_bytes(&self) -> (usize, usize) {
-        (self.archive_bytes.len(), self.content.len())
+        (self.archive_bytes.len(), self.content.blob().len())
     }
 
-    /// The content blob the archive's spans point into.
-    pub fn content(&self) -> &'static [u8] {
+    /// The content store: every served byte, in frames.
+    pub fn content(&self) -> Content<'static> {
         self.content
     }
 
@@ -127,28 +158,26 @@ impl Catalog {
         self.archive.lookup(uri)
     }
 
-    pub fn bytes(&self, span: &ArchivedSpan) -> &'static [u8] {
-        let start = span.offset.to_native() as usize;
-        let end = start + span.len.to_native() as usize;
-        self.content.get(start..end).unwrap_or_default()
+    /// The bytes of a stored file (a document, a skill file), decoded.
+    pub fn read(&self, stored: &ArchivedStored) -> Result<Cow<'static, [u8]>, Damaged> {
+        self.content.read(stored, 0..usize::MAX)
     }
 
     /// The text of a document (validated as UTF-8 at build time).
-    pub fn text(&self, document: &ArchivedDocument) -> &'static str {
-        let bytes = self.bytes(&document.content);
-        // Documents are checked to be UTF-8 when compiled; fall back to an empty string
-        // rather than panic should the archive and blob ever disagree.
-        std::str::from_utf8(bytes).unwrap_or_default()
+    pub fn text(&self, document: &ArchivedDocument) -> Result<Cow<'static, str>, Damaged> {
+        self.content.text(&document.content, 0..usize::MAX)
     }
 
     /// A byte range of a document's text. Ranges come from the archive (chunk and section
-    /// boundaries, on character boundaries); only the slice is validated, not the document.
-    pub fn text_range(&self, document: &ArchivedDocument, start: u64, end: u64) -> &'static str {
-        let bytes = self.bytes(&document.content);
-        bytes
-            .get(start as usize..end as usize)
-            .and_then(|slice| std::str::from_utf8(slice).ok())
-            .unwrap_or_default()
+    /// boundaries, on character boundaries); only the frames it spans are decoded.
+    pub fn text_range(
+        &self,
+        document: &ArchivedDocument,
+        start: u64,
+        end: u64,
+    ) -> Result<Cow<'static, str>, Damaged> {
+        self.content
+            .text(&document.content, start as usize..end as usize)
     }
 
     pub fn documents(&self) -> &'static [ArchivedDocument] {

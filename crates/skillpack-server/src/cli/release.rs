@@ -13,7 +13,7 @@ use crate::cmd;
 
 /// `manifest [--with-binary]` as printed.
 pub fn manifest_json(catalog: &Catalog, with_binary: bool) -> Result<String, String> {
-    let mut manifest = cmd::changes::manifest(catalog);
+    let mut manifest = cmd::changes::manifest(catalog).map_err(|damage| damage.to_string())?;
     if with_binary {
         let bytes = this_executable()?;
         manifest.binary = Some(crate::compile::history::BinaryInfo {
@@ -106,7 +106,7 @@ fn this_release(
         .ok()
         .and_then(|path| path.file_name()?.to_str().map(str::to_owned))
         .unwrap_or_else(|| catalog.name().to_owned());
-    let manifest = cmd::changes::manifest(catalog);
+    let manifest = cmd::changes::manifest(catalog).map_err(|damage| damage.to_string())?;
     let non_empty = |text: &str| (!text.is_empty()).then(|| text.to_owned());
     Ok((
         bytes,

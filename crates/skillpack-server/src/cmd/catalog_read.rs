@@ -280,7 +280,7 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
             .iter()
             .position(|c| c.id.as_str() == chunk_id)
         {
-            Some(index) => Ok(chunk_result(catalog, document, index)),
+            Some(index) => chunk_result(catalog, document, index),
             None => Err(lookup::chunk_not_found(document, chunk_id).uri(raw)),
         };
     }
@@ -289,15 +289,15 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
         Resolved {
             target: Target::Document(d),
             heading: None,
-        } => document_result(catalog, catalog.document(d), None, full),
+        } => document_result(catalog, catalog.document(d), None, full)?,
         Resolved {
             target: Target::Document(d),
             heading: Some(heading),
-        } => section_result(catalog, catalog.document(d), heading, full),
+        } => section_result(catalog, catalog.document(d), heading, full)?,
         Resolved {
             target: Target::Chunk { document, chunk: c },
             ..
-        } => chunk_result(catalog, catalog.document(document), c as usize),
+        } => chunk_result(catalog, catalog.document(document), c as usize)?,
         Resolved {
             target: Target::Capabilities,
             ..
@@ -349,8 +349,10 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
         } => {
             let file = &catalog.files()[i as usize];
             match file_document(catalog, file) {
-                Some(document) => document_result(catalog, document, Some(file.uri.as_str()), full),
-                None => skill_file(catalog, file, full),
+                Some(document) => {
+                    document_result(catalog, document, Some(file.uri.as_str()), full)?
+                }
+                None => skill_file(catalog, file, full)?,
             }
         }
         Resolved {
@@ -519,20 +521,25 @@ fn document_result(
     document: &ArchivedDocument,
     as_uri: Option<&str>,
     full: bool,
-) -> Value {
+) -> Result<Value, CatalogError> {
     let budget = |bytes: usize| (!full).then_some(bytes);
     let size = document.content.len.to_native() as usize;
     let chunks = document.chunks.as_slice();
     // A summary's text: the whole document when it is one chunk (cut to the budget should
     // that chunk be larger) or no larger than an outline would be; otherwise none, and the
     // outline, with every section's size and URI, says which one part to read.
-    let text = if full {
-        Some(catalog.text(document))
-    } else if chunks.len() <= 1 || size <= SUMMARY_OUTLINE_BYTES {
-        Some(cut(catalog.text(document), SUMMARY_TEXT_BYTES))
+    let whole = if full || chunks.len() <= 1 || size <= SUMMARY_OUTLINE_BYTES {
+        Some(catalog.text(document)?)
     } else {
         None
     };
+    let text = whole.as_deref().map(|whole| {
+        if full {
+            whole
+        } else {
+            cut(whole, SUMMARY_TEXT_BYTES)
+        }
+    });
     let shown = text.map_or(0, str::len);
     // A chunk cut short does not count: reading on starts with it.
     let in_text = if shown == size { chunks.len() } else { 0 };
@@ -597,10 +604,14 @@ fn document_result(
             .into();
         }
     }
-    value
+    Ok(value)
 }
 
-fn chunk_result(catalog: &Catalog, document: &ArchivedDocument, index: usize) -> Value {
+fn chunk_result(
+    catalog: &Catalog,
+    document: &ArchivedDocument,
+    index: usize,
+) -> Result<Value, CatalogError> {
     let chunks = document.chunks.as_slice();
     let chunk = &chunks[index];
     let neighbour = |i: Option<usize>| {
@@ -608,7 +619,7 @@ fn chunk_result(catalog: &Catalog, document: &ArchivedDocument, index: usize) ->
             .map(|c| uri::chunk(&document.uri, &c.id))
     };
     let next = neighbour(Some(index + 1));
-    let text = catalog.text_range(document, chunk.start.to_native(), chunk.end.to_native());
+    let text = catalog.text_range(document, chunk.start.to_native(), chunk.end.to_native())?;
     let mut value = json!({
         "uri": uri::chunk(&document.uri, &chunk.id),
         "kind": "chunk",
@@ -638,7 +649,7 @@ fn chunk_result(catalog: &Catalog, document: &ArchivedDocument, index: usize) ->
         _ => format!("Chunk {} of {}: the last one.", index + 1, chunks.len()),
     }
     .into();
-    value
+    Ok(value)
 }
 
 fn section_result(
@@ -646,9 +657,10 @@ fn section_result(
     document: &ArchivedDocument,
     heading: &ArchivedHeading,
     full: bool,
-) -> Value {
+) -> Result<Value, CatalogError> {
     let (start, end) = (heading.start.to_native(), heading.end.to_native());
-    let whole = catalog.text_range(document, start, end);
+    let whole = catalog.text_range(document, start, end)?;
+    let whole = whole.as_ref();
     let text = if full {
         whole
     } else {
@@ -687,7 +699,7 @@ fn section_result(
         )
         .into();
     }
-    value
+    Ok(value)
 }
 
 fn catalog_json(uri: &str, title: &str, json: &str, full: bool, paging: Option<String>) -> Value {
@@ -747,8 +759,13 @@ fn file_document(catalog: &Catalog, file: &ArchivedSkillFile) -> Option<&'static
         .find(|d| d.path.as_str() == relative)
 }
 
-fn skill_file(catalog: &Catalog, file: &ArchivedSkillFile, full: bool) -> Value {
-    let bytes = catalog.bytes(&file.content);
+fn skill_file(
+    catalog: &Catalog,
+    file: &ArchivedSkillFile,
+    full: bool,
+) -> Result<Value, CatalogError> {
+    let bytes = catalog.read(&file.content)?;
+    let bytes = bytes.as_ref();
     let mut value = json!({
         "uri": file.uri.as_str(),
         "kind": "file",
@@ -779,7 +796,7 @@ fn skill_file(catalog: &Catalog, file: &ArchivedSkillFile, full: bool) -> Value 
         )
         .into();
     }
-    value
+    Ok(value)
 }
 
 fn directory(catalog: &Catalog, index: u32) -> Value {

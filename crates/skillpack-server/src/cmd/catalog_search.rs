@@ -292,7 +292,7 @@ pub fn search(catalog: &Catalog, args: &SearchArgs) -> Result<Value, CatalogErro
             let carries = rank == 1 && results.clear_lead;
             hit_json(catalog, &index, hit, rank, carries)
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     let mut out = Map::new();
     out.insert("query".into(), args.query.clone().into());
     if !args.also.is_empty() {
@@ -351,11 +351,17 @@ fn hint(args: &SearchArgs, results: &search::Results, offset: usize) -> String {
 
 /// A hit as the tool returns it; with `carries`, its whole section too when that is at most
 /// [`SEARCH_SECTION_TEXT_BYTES`].
-fn hit_json(catalog: &Catalog, index: &Index<'_>, hit: &Hit, rank: usize, carries: bool) -> Value {
+fn hit_json(
+    catalog: &Catalog,
+    index: &Index<'_>,
+    hit: &Hit,
+    rank: usize,
+    carries: bool,
+) -> Result<Value, CatalogError> {
     let document = index.document(hit.document);
     let chunk = &document.chunks[hit.chunk as usize];
     let path = index.heading_path(hit);
-    let snippet = index.text_range(document, hit.snippet.clone());
+    let snippet = index.text_range(document, hit.snippet.clone())?;
     let mut out = Map::new();
     out.insert("rank".into(), rank.into());
     out.insert("uri".into(), document.uri.as_str().into());
@@ -404,10 +410,10 @@ fn hit_json(catalog: &Catalog, index: &Index<'_>, hit: &Hit, rank: usize, carrie
         json!(((hit.score as f64) * 1000.0).round() / 1000.0),
     );
     if carries && section_size as usize <= SEARCH_SECTION_TEXT_BYTES {
-        let text = index.text_range(document, section.start as usize..section.end as usize);
+        let text = index.text_range(document, section.start as usize..section.end as usize)?;
         out.insert("section_text".into(), text.into());
     }
-    Value::Object(out)
+    Ok(Value::Object(out))
 }
 
 /// The text `content` that accompanies the structured result, for clients that show only

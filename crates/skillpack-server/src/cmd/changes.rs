@@ -499,8 +499,9 @@ pub fn complete_since(catalog: &Catalog, value: &str) -> rmcp::model::Completion
 
 // ---- the manifest ---------------------------------------------------------------------
 
-/// This release's manifest, from the archive and the content blob.
-pub fn manifest(catalog: &Catalog) -> Manifest {
+/// This release's manifest, from the archive and the content store (every document is
+/// decoded to hash its sections: a damaged binary has no manifest).
+pub fn manifest(catalog: &Catalog) -> Result<Manifest, crate::catalog::Damaged> {
     use crate::compile::history::{
         ManifestChanges, ManifestDocument, ManifestFile, ManifestRelease, ManifestSection,
         ReleaseInfo,
@@ -518,7 +519,8 @@ pub fn manifest(catalog: &Catalog) -> Manifest {
         .documents()
         .iter()
         .map(|d| {
-            let text = catalog.bytes(&d.content);
+            let text = catalog.read(&d.content)?;
+            let text = text.as_ref();
             let own = history::own_sections(
                 text,
                 d.outline
@@ -532,7 +534,7 @@ pub fn manifest(catalog: &Catalog) -> Manifest {
                 }
                 ArchivedDocKind::Doc => ("doc", ""),
             };
-            ManifestDocument {
+            Ok(ManifestDocument {
                 uri: d.uri.to_string(),
                 kind: kind.to_owned(),
                 skill: skill.to_owned(),
@@ -553,9 +555,9 @@ pub fn manifest(catalog: &Catalog) -> Manifest {
                         size: h.end.to_native() - h.start.to_native(),
                     })
                     .collect(),
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     // The innermost skill holding each file (nested skills' files are in both ranges).
     let mut owners: Vec<Option<usize>> = vec![None; catalog.files().len()];
     for (i, skill) in catalog.skills().iter().enumerate() {
@@ -597,7 +599,7 @@ pub fn manifest(catalog: &Catalog) -> Manifest {
             }
         })
         .collect();
-    Manifest {
+    Ok(Manifest {
         format: history::FORMAT.to_owned(),
         name: catalog.name().to_owned(),
         fingerprint: this.fingerprint.to_owned(),
@@ -611,5 +613,5 @@ pub fn manifest(catalog: &Catalog) -> Manifest {
         skill_files,
         history,
         binary: None,
-    }
+    })
 }

@@ -33,6 +33,7 @@ pub enum Code {
     InvalidPath,
     InvalidArgument,
     CursorInvalid,
+    ContentDamaged,
 }
 
 impl Code {
@@ -50,6 +51,7 @@ impl Code {
             Code::InvalidPath => "invalid_path",
             Code::InvalidArgument => "invalid_argument",
             Code::CursorInvalid => "cursor_invalid",
+            Code::ContentDamaged => "content_damaged",
         }
     }
 
@@ -178,6 +180,16 @@ impl std::ops::Deref for CatalogError {
 impl std::ops::DerefMut for CatalogError {
     fn deref_mut(&mut self) -> &mut ErrorBody {
         &mut self.0
+    }
+}
+
+/// A read that found the binary's content damaged: not the client's fault, and nothing it
+/// can retry; the message says how to recover.
+impl From<crate::catalog::Damaged> for CatalogError {
+    fn from(damage: crate::catalog::Damaged) -> Self {
+        CatalogError::new(Code::ContentDamaged, damage.to_string())
+            .field("frame", damage.frame.to_string())
+            .reason(damage.reason)
     }
 }
 
@@ -345,6 +357,8 @@ impl VerifiedError {
         let ErrorBody { code, message, .. } = self.0.into_body();
         if code.is_not_found() {
             ErrorData::resource_not_found(message, data)
+        } else if code == Code::ContentDamaged {
+            ErrorData::internal_error(message, data)
         } else {
             ErrorData::invalid_params(message, data)
         }

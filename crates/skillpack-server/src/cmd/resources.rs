@@ -177,26 +177,26 @@ pub fn read_with(
         Resolved {
             target: Target::Document(d),
             heading: None,
-        } => document_contents(catalog, d, delivery),
+        } => document_contents(catalog, d, delivery)?,
         Resolved {
             target: Target::Document(d),
             heading: Some(heading),
-        } => section_contents(catalog, catalog.document(d), heading),
+        } => section_contents(catalog, catalog.document(d), heading)?,
         Resolved {
             target: Target::Chunk { document, chunk },
             ..
-        } => chunk_contents(catalog, catalog.document(document), chunk as usize),
+        } => chunk_contents(catalog, catalog.document(document), chunk as usize)?,
         Resolved {
             target: Target::SkillFile(i),
             ..
         } => {
             let file = &catalog.files()[i as usize];
-            let bytes = catalog.bytes(&file.content);
+            let bytes = catalog.read(&file.content)?;
             // `is_text` files were checked to be UTF-8 when compiled; `from_utf8` confirms it
             // several times faster than `from_utf8_lossy`, which decodes char by char.
-            let contents = match std::str::from_utf8(bytes) {
+            let contents = match std::str::from_utf8(&bytes) {
                 Ok(text) if file.is_text => ResourceContents::text(text, file.uri.as_str()),
-                _ => ResourceContents::blob(BASE64.encode(bytes), file.uri.as_str()),
+                _ => ResourceContents::blob(BASE64.encode(&bytes), file.uri.as_str()),
             };
             let contents = contents.with_mime_type(file.mime_type.as_str());
             // A SKILL.md or reference read by its skill:// URI carries the same outline
@@ -241,11 +241,17 @@ fn json_contents(uri: &str, json: &str) -> ResourceContents {
     ResourceContents::text(json, uri).with_mime_type(JSON)
 }
 
-fn document_contents(catalog: &Catalog, index: u32, delivery: MetaDelivery) -> ResourceContents {
+fn document_contents(
+    catalog: &Catalog,
+    index: u32,
+    delivery: MetaDelivery,
+) -> Result<ResourceContents, CatalogError> {
     let document = catalog.document(index);
-    ResourceContents::text(catalog.text(document), document.uri.as_str())
-        .with_mime_type(MARKDOWN)
-        .with_meta(document_meta_entry(index, catalog, delivery))
+    Ok(
+        ResourceContents::text(catalog.text(document)?, document.uri.as_str())
+            .with_mime_type(MARKDOWN)
+            .with_meta(document_meta_entry(index, catalog, delivery)),
+    )
 }
 
 /// How a read hands over a document's `_meta["io.skillpack/document"]`.
@@ -454,7 +460,7 @@ fn chunk_contents(
     catalog: &Catalog,
     document: &ArchivedDocument,
     index: usize,
-) -> ResourceContents {
+) -> Result<ResourceContents, CatalogError> {
     let chunks = document.chunks.as_slice();
     let chunk = &chunks[index];
     let chunk_uri = uri::chunk(&document.uri, &chunk.id);
@@ -476,19 +482,19 @@ fn chunk_contents(
         "prev_chunk_uri": neighbour(index.checked_sub(1)),
         "next_chunk_uri": neighbour(Some(index + 1)),
     });
-    ResourceContents::text(
-        catalog.text_range(document, chunk.start.to_native(), chunk.end.to_native()),
+    Ok(ResourceContents::text(
+        catalog.text_range(document, chunk.start.to_native(), chunk.end.to_native())?,
         chunk_uri,
     )
     .with_mime_type(MARKDOWN)
-    .with_meta(meta(META_CHUNK, value))
+    .with_meta(meta(META_CHUNK, value)))
 }
 
 fn section_contents(
     catalog: &Catalog,
     document: &ArchivedDocument,
     heading: &ArchivedHeading,
-) -> ResourceContents {
+) -> Result<ResourceContents, CatalogError> {
     let (start, end) = (heading.start.to_native(), heading.end.to_native());
     let chunk_ids: Vec<&str> = document
         .chunks
@@ -507,12 +513,12 @@ fn section_contents(
         "end": end,
         "chunk_ids": chunk_ids,
     });
-    ResourceContents::text(
-        catalog.text_range(document, start, end),
+    Ok(ResourceContents::text(
+        catalog.text_range(document, start, end)?,
         uri::anchor(&document.uri, &heading.anchor),
     )
     .with_mime_type(MARKDOWN)
-    .with_meta(meta(META_SECTION, value))
+    .with_meta(meta(META_SECTION, value)))
 }
 
 /// Kind of a document for display (`skill`, `reference`, `doc`).

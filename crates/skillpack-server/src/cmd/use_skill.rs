@@ -106,7 +106,7 @@ pub fn use_skill(
     let skill = catalog.skill(index);
     let document = catalog.document(skill.document.to_native());
     let resource = EmbeddedResource::new(
-        ResourceContents::text(catalog.text(document), document.uri.as_str())
+        ResourceContents::text(catalog.text(document)?, document.uri.as_str())
             .with_mime_type("text/markdown"),
     )
     .with_annotations(Annotations::default().with_audience(vec![Role::Assistant]));

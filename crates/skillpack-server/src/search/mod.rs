@@ -36,21 +36,26 @@ pub mod fuse;
 pub mod query;
 pub mod snippet;
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::analyze::Analyzer;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Content, Damaged};
 use crate::model::{
     ArchivedCatalog, ArchivedDocument, ArchivedHeading, ArchivedPassage, ArchivedSearchIndex,
     DOCUMENT_FIELDS, NO_HEADING, P_BODY, P_HEADING, PASSAGE_FIELDS,
 };
-use crate::postings::{DocumentCursor, DocumentEntry, Occurrences, PassageCursor, PassageEntry};
+use crate::postings::{
+    DocumentCursor, DocumentEntry, OccurrenceBlock, Occurrences, PassageCursor, PassageEntry,
+};
 pub use query::{MAX_QUERY_BYTES, Query};
 
 /// The most hits one query can page through; past it, a narrower query is the answer.
 pub const MAX_RESULTS: usize = crate::contract::SEARCH_MAX_RESULTS;
 /// Occurrences of one term looked at per passage for proximity.
 const MAX_OCCURRENCES: usize = 24;
+/// Set in a candidate's occurrence block length when the block stores byte offsets.
+const OFFSETS: u32 = 1 << 31;
 
 /// Which documents to search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -146,19 +151,19 @@ impl Default for Params {
     }
 }
 
-/// A view of a catalog to search: the archive and the content blob it points into. Works
+/// A view of a catalog to search: the archive and the content store it points into. Works
 /// on the baked catalog and on any archive compiled in-process (tests, benchmarks).
 #[derive(Clone, Copy)]
 pub struct Index<'a> {
     pub archive: &'a ArchivedCatalog,
-    pub content: &'a [u8],
+    pub content: Content<'a>,
 }
 
 impl std::fmt::Debug for Index<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Index")
             .field("passages", &self.archive.search.passages.len())
-            .field("terms", &self.archive.search.terms.len())
+            .field("terms", &self.archive.search.term_count.to_native())
             .finish()
     }
 }
@@ -235,8 +240,9 @@ struct Candidate {
     /// The passage's score for choosing among the sections of its document.
     local: f32,
     /// Where the occurrence block of each query term in this passage lies in the postings
-    /// bytes (`(0, 0)` when the term is absent): offsets rather than slices keep candidates
-    /// small, and they are copied a lot.
+    /// bytes (`(0, 0)` when the term is absent), with [`OFFSETS`] set in the length when
+    /// the block stores byte offsets: offsets rather than slices keep candidates small,
+    /// and they are copied a lot.
     occurrences: [(u32, u32); query::MAX_TERMS],
 }
 
@@ -315,16 +321,13 @@ impl<'a> Index<'a> {
     }
 
     /// The best `keep` candidates, best first, and how many there are in all.
-    fn rank<'q>(
+    fn rank(
         &self,
-        query: &Query<'q>,
+        query: &Query,
         kind: Kind,
         keep: usize,
         params: &Params,
-    ) -> (Vec<Candidate>, usize)
-    where
-        'a: 'q,
-    {
+    ) -> (Vec<Candidate>, usize) {
         let index: &'a ArchivedSearchIndex = &self.archive.search;
         let documents = index.documents.as_slice();
         let passages = index.passages.as_slice();
@@ -341,8 +344,8 @@ impl<'a> Index<'a> {
                 let document = docs.next();
                 TermCursor {
                     weight: t.weight,
-                    passage_idf: idf(n_passages, t.entry.passage_df.to_native()),
-                    document_idf: idf(n_documents, t.entry.document_df.to_native()),
+                    passage_idf: idf(n_passages, t.entry.passage_df),
+                    document_idf: idf(n_documents, t.entry.document_df),
                     passages,
                     documents: docs,
                     passage,
@@ -480,7 +483,7 @@ impl<'a> Index<'a> {
                 let passage = &passages[p as usize];
                 let mut candidate = Candidate::new(p, passage);
                 let mut scores_here = [0f32; query::MAX_TERMS];
-                let mut blocks: [&[u8]; query::MAX_TERMS] = [&[]; query::MAX_TERMS];
+                let mut blocks = [OccurrenceBlock::default(); query::MAX_TERMS];
                 let mut own = false;
                 for (i, c) in cursors.iter_mut().enumerate() {
                     if let Some(e) = c.passage.filter(|e| e.passage == p) {
@@ -507,8 +510,10 @@ impl<'a> Index<'a> {
                         candidate.score += score;
                         scores_here[i] = score;
                         blocks[i] = e.occurrences;
-                        let start = e.occurrences.as_ptr() as usize - postings_start;
-                        candidate.occurrences[i] = (start as u32, e.occurrences.len() as u32);
+                        let start = e.occurrences.bytes.as_ptr() as usize - postings_start;
+                        let len = e.occurrences.bytes.len() as u32
+                            | if e.occurrences.offsets { OFFSETS } else { 0 };
+                        candidate.occurrences[i] = (start as u32, len);
                         c.passage = c.passages.next();
                     }
                 }
@@ -628,22 +633,29 @@ impl<'a> Index<'a> {
         }
     }
 
-    fn hit(&self, query: &Query<'_>, candidate: &Candidate) -> Hit {
+    fn hit(&self, query: &Query, candidate: &Candidate) -> Hit {
         let passage = &self.archive.search.passages[candidate.passage as usize];
         let document = passage.document.to_native();
         let heading = passage.heading.to_native();
         let start = passage.start.to_native() as usize;
-        let passage_text = self.text_range(
-            self.document(document),
-            start..passage.end.to_native() as usize,
-        );
+        // A damaged frame gives no snippet here; rendering the hit reports the damage.
+        let passage_text = self
+            .text_range(
+                self.document(document),
+                start..passage.end.to_native() as usize,
+            )
+            .unwrap_or_default();
         let postings = self.archive.search.postings.as_slice();
-        let blocks: [&[u8]; query::MAX_TERMS] = candidate.occurrences.map(|(start, len)| {
-            postings
-                .get(start as usize..(start + len) as usize)
-                .unwrap_or_default()
-        });
-        let range = snippet::choose(query, passage_text, start, &blocks);
+        let blocks: [OccurrenceBlock<'_>; query::MAX_TERMS] =
+            candidate.occurrences.map(|(start, len)| OccurrenceBlock {
+                bytes: postings
+                    .get(start as usize..(start + (len & !OFFSETS)) as usize)
+                    .unwrap_or_default(),
+                offsets: len & OFFSETS != 0,
+            });
+        let mut token_starts = Vec::new();
+        self.archive.search.token_starts(passage, &mut token_starts);
+        let range = snippet::choose(query, &passage_text, start, &blocks, &token_starts);
         Hit {
             document,
             passage: candidate.passage,
@@ -659,27 +671,18 @@ impl<'a> Index<'a> {
     }
 
     /// The text of a document (UTF-8, checked at build time).
-    pub fn text(&self, document: &ArchivedDocument) -> &'a str {
-        let start = document.content.offset.to_native() as usize;
-        let end = start + document.content.len.to_native() as usize;
-        self.content
-            .get(start..end)
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .unwrap_or_default()
+    pub fn text(&self, document: &ArchivedDocument) -> Result<Cow<'a, str>, Damaged> {
+        self.content.text(&document.content, 0..usize::MAX)
     }
 
     /// A byte range of a document's text. Ranges come from the archive (passages and
-    /// snippets fall on character boundaries): only the slice is validated, not the
-    /// whole document.
-    pub fn text_range(&self, document: &ArchivedDocument, range: Range<usize>) -> &'a str {
-        let offset = document.content.offset.to_native() as usize;
-        let len = document.content.len.to_native() as usize;
-        let end = range.end.min(len);
-        let start = range.start.min(end);
-        self.content
-            .get(offset + start..offset + end)
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .unwrap_or_default()
+    /// snippets fall on character boundaries): only the frames it spans are decoded.
+    pub fn text_range(
+        &self,
+        document: &ArchivedDocument,
+        range: Range<usize>,
+    ) -> Result<Cow<'a, str>, Damaged> {
+        self.content.text(&document.content, range)
     }
 
     /// The headings from the document's top down to the hit's own heading.
@@ -713,7 +716,7 @@ fn holds(entry: &PassageEntry<'_>) -> bool {
 /// Walk the passages of a document that cannot make the page, only counting its hits as
 /// the ranking would (see [`group_hits`]).
 fn count_hits(
-    query: &Query<'_>,
+    query: &Query,
     cursors: &mut [TermCursor<'_>],
     end: u32,
     passages: &[ArchivedPassage],
@@ -728,7 +731,7 @@ fn count_hits(
             .filter(|&p| p < end)
             .min();
         let Some(p) = p else { break };
-        let mut blocks: [&[u8]; query::MAX_TERMS] = [&[]; query::MAX_TERMS];
+        let mut blocks = [OccurrenceBlock::default(); query::MAX_TERMS];
         let mut own = false;
         for (i, c) in cursors.iter_mut().enumerate() {
             if let Some(e) = c.passage.filter(|e| e.passage == p) {
@@ -846,7 +849,7 @@ fn sort_candidates(candidates: &mut [Candidate]) {
 
 /// Per query term, the other terms that spell one of its parts (an identifier's or a
 /// compound's words: `hash` and `map` of `HashMap`); empty for plain words.
-fn concepts(query: &Query<'_>) -> Vec<Vec<usize>> {
+fn concepts(query: &Query) -> Vec<Vec<usize>> {
     use crate::analyze::TermKind;
     query
         .terms
@@ -869,7 +872,7 @@ fn concepts(query: &Query<'_>) -> Vec<Vec<usize>> {
 }
 
 /// Pairs of query terms that are neighbours in the query (words and identifier parts).
-fn proximity_pairs(query: &Query<'_>) -> Vec<(usize, usize)> {
+fn proximity_pairs(query: &Query) -> Vec<(usize, usize)> {
     use crate::analyze::TermKind;
     let mut order: Vec<usize> = (0..query.terms.len())
         .filter(|&i| {
@@ -886,7 +889,7 @@ fn proximity_pairs(query: &Query<'_>) -> Vec<(usize, usize)> {
 fn proximity(
     pairs: &[(usize, usize)],
     cursors: &[TermCursor<'_>],
-    occurrences: &[&[u8]; query::MAX_TERMS],
+    occurrences: &[OccurrenceBlock<'_>; query::MAX_TERMS],
     params: &Params,
     shares: &mut [f32; query::MAX_TERMS],
 ) -> f32 {
@@ -919,7 +922,7 @@ fn proximity(
     bonus
 }
 
-fn fill(out: &mut [u32; MAX_OCCURRENCES], block: &[u8]) -> usize {
+fn fill(out: &mut [u32; MAX_OCCURRENCES], block: OccurrenceBlock<'_>) -> usize {
     let mut n = 0;
     for o in Occurrences::new(block).take(MAX_OCCURRENCES) {
         out[n] = o.position;
@@ -930,8 +933,8 @@ fn fill(out: &mut [u32; MAX_OCCURRENCES], block: &[u8]) -> usize {
 
 /// Whether every quoted phrase occurs in the passage, word by word.
 fn phrases_match(
-    query: &Query<'_>,
-    occurrences: &[&[u8]; query::MAX_TERMS],
+    query: &Query,
+    occurrences: &[OccurrenceBlock<'_>; query::MAX_TERMS],
     positions: &mut [Vec<u32>],
 ) -> bool {
     query
@@ -943,7 +946,7 @@ fn phrases_match(
 /// Whether a quoted phrase occurs in the passage, word by word.
 fn phrase_matches(
     phrase: &query::Phrase,
-    occurrences: &[&[u8]; query::MAX_TERMS],
+    occurrences: &[OccurrenceBlock<'_>; query::MAX_TERMS],
     positions: &mut [Vec<u32>],
 ) -> bool {
     if phrase
@@ -970,7 +973,7 @@ fn phrase_matches(
 
 /// Per phrase, its pairs of neighbouring words: a passage that holds the phrase earns for
 /// each pair what two adjacent query words earn for proximity, once more.
-fn phrase_pairs(query: &Query<'_>) -> Vec<Vec<(usize, usize)>> {
+fn phrase_pairs(query: &Query) -> Vec<Vec<(usize, usize)>> {
     query
         .phrases
         .iter()

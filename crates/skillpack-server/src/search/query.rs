@@ -10,7 +10,8 @@
 use std::ops::Range;
 
 use crate::analyze::{Analyzer, TermKind, is_stopword};
-use crate::model::{ArchivedIndexTerm, ArchivedSearchIndex};
+use crate::model::ArchivedSearchIndex;
+use crate::postings::TermEntry;
 
 use super::Params;
 
@@ -20,14 +21,14 @@ pub const MAX_QUERY_BYTES: usize = crate::contract::SEARCH_MAX_QUERY_BYTES;
 pub const MAX_TERMS: usize = 16;
 
 #[derive(Debug, Clone)]
-pub struct QueryTerm<'a> {
+pub struct QueryTerm {
     pub text: String,
     pub kind: TermKind,
     /// Position in the query, for proximity.
     pub position: u32,
     /// Weight of the term in the score (0 for stopwords kept only for phrases).
     pub weight: f32,
-    pub entry: &'a ArchivedIndexTerm,
+    pub entry: TermEntry,
     /// Byte range in the query where the term is first written (an identifier's or
     /// compound's range holds its parts' ranges).
     pub span: (u32, u32),
@@ -40,8 +41,8 @@ pub struct Phrase {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Query<'a> {
-    pub terms: Vec<QueryTerm<'a>>,
+pub struct Query {
+    pub terms: Vec<QueryTerm>,
     pub phrases: Vec<Phrase>,
     /// The whole query is one quoted phrase: it must appear. Otherwise phrases only rank
     /// the passages that hold them higher (a pasted error message quotes a name or reason
@@ -53,7 +54,7 @@ pub struct Query<'a> {
     pub impossible: bool,
 }
 
-impl Query<'_> {
+impl Query {
     /// Whether the query has anything to score.
     pub fn is_empty(&self) -> bool {
         self.terms.iter().all(|t| t.weight == 0.0)
@@ -233,12 +234,12 @@ fn is_capitalised(core: &str) -> bool {
         && !core.starts_with("I\u{2019}")
 }
 
-pub fn parse<'a>(
-    index: &'a ArchivedSearchIndex,
+pub fn parse(
+    index: &ArchivedSearchIndex,
     raw: &str,
     params: &Params,
     analyzer: &mut Analyzer,
-) -> Query<'a> {
+) -> Query {
     let mut cut = raw.len().min(MAX_QUERY_BYTES);
     while !raw.is_char_boundary(cut) {
         cut -= 1;
@@ -382,7 +383,7 @@ pub fn parse<'a>(
         };
         order.sort_by(|&a, &b| {
             let key = |i: usize| {
-                let df = query.terms[i].entry.passage_df.to_native() as f32;
+                let df = query.terms[i].entry.passage_df as f32;
                 (in_phrase(i), query.terms[i].weight * (n / (df + 1.0)))
             };
             key(b)

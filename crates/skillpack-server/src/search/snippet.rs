@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use super::query::{MAX_TERMS, Query};
-use crate::postings::Occurrences;
+use crate::postings::{OccurrenceBlock, Occurrences};
 
 /// Target snippet length in bytes.
 pub const SNIPPET_BYTES: usize = 220;
@@ -13,12 +13,14 @@ pub const SNIPPET_BYTES: usize = 220;
 const LEAD_BYTES: usize = 60;
 const MAX_MATCHES: usize = 128;
 
-/// Byte range of the snippet in the document `text`.
+/// Byte range of the snippet in the document `text`. `token_starts` is the passage's token
+/// table: where an occurrence starts when its block does not say.
 pub fn choose(
-    query: &Query<'_>,
+    query: &Query,
     passage_text: &str,
     passage_start: usize,
-    occurrences: &[&[u8]; MAX_TERMS],
+    occurrences: &[OccurrenceBlock<'_>; MAX_TERMS],
+    token_starts: &[u32],
 ) -> Range<usize> {
     // (offset in passage, term) of every occurrence, in text order.
     let mut matches = [(0u32, 0u8); MAX_MATCHES];
@@ -27,11 +29,16 @@ pub fn choose(
         if query.terms[term].weight == 0.0 {
             continue;
         }
-        for o in Occurrences::new(block) {
+        for o in Occurrences::new(*block) {
             if n == MAX_MATCHES {
                 break;
             }
-            matches[n] = (o.offset, term as u8);
+            let offset = if block.offsets {
+                o.offset
+            } else {
+                token_starts.get(o.position as usize).copied().unwrap_or(0)
+            };
+            matches[n] = (offset, term as u8);
             n += 1;
         }
     }

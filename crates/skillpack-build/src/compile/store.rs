@@ -1,0 +1,362 @@
+//! The content store: every served file's bytes, as frames in one blob ([`ContentStore`]).
+//!
+//! Files are registered while the catalog is compiled ([`Pending::add`]: identical bytes
+//! once, cut where the reads will cut them: a document at its chunks, any other file every
+//! [`FILE_FRAME_BYTES`]); [`Pending::pack`] then compresses every frame at once:
+//!
+//! - Text frames are compressed with zstd and a dictionary trained on a sample of this
+//!   catalog's own text frames. A chunk alone is a few KiB, too little for a compressor
+//!   to learn its vocabulary from; the dictionary holds the vocabulary (markdown syntax,
+//!   the words and identifiers of the docs), so each frame compresses almost as well as
+//!   the whole corpus would, and still decodes on its own.
+//! - Binary frames (images, fonts, archives) are compressed without it.
+//! - A frame that does not shrink by at least 1/16 is stored as is: decoding it would cost
+//!   time for nothing.
+//!
+//! Frames are compressed in parallel and laid out in registration order, so the same
+//! content gives the same blob on any number of threads. Training is single-threaded and
+//! deterministic, like every zstd call here.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use crate::model::{Codec, ContentStore, FILE_FRAME_BYTES, Frame, Span, Stored};
+
+/// The compression level of every frame: about 95% of level 19's ratio on the tuning
+/// corpora at a tenth of its time (docs/benchmarks.md, "Build and size"), which keeps the
+/// edit loop of a 10,000-document catalog within its budget.
+const LEVEL: i32 = 12;
+
+/// The dictionary is about this fraction of the text it is trained on...
+const DICTIONARY_SHARE: usize = 32;
+/// ...within these bounds (below the minimum, a catalog has too little text to train on
+/// and its frames use none).
+const DICTIONARY_MIN: usize = 4 * 1024;
+const DICTIONARY_MAX: usize = 112 * 1024;
+/// At most this much text is sampled for training (every n-th text frame): training time
+/// grows with the sample, and a few MiB of a catalog teach what all of it would.
+const SAMPLE_MAX: usize = 4 * 1024 * 1024;
+
+/// Handle of a registered file: its index in [`Pending`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Item(u32);
+
+struct Registered {
+    bytes: Vec<u8>,
+    /// Frame boundaries: ascending offsets inside `bytes`, the first 0.
+    cuts: Vec<usize>,
+    text: bool,
+}
+
+/// Files registered for the store, not yet compressed.
+#[derive(Default)]
+pub struct Pending {
+    items: Vec<Registered>,
+    by_hash: HashMap<blake3::Hash, Item>,
+}
+
+/// What [`Pending::pack`] returns: the blob, the frame table, and where each item lies.
+pub struct Packed {
+    pub blob: Vec<u8>,
+    pub store: ContentStore,
+    stored: Vec<Stored>,
+}
+
+impl Packed {
+    pub fn stored(&self, item: Item) -> Stored {
+        self.stored[item.0 as usize]
+    }
+}
+
+impl Pending {
+    /// Register a file's bytes (stored once per distinct content: the first registration's
+    /// frame cuts win). `chunk_starts` are a document's chunk offsets (frames follow them);
+    /// empty for any other file. `text` selects the dictionary.
+    pub fn add(
+        &mut self,
+        hash: blake3::Hash,
+        bytes: &[u8],
+        chunk_starts: &[usize],
+        text: bool,
+    ) -> Item {
+        if let Some(&item) = self.by_hash.get(&hash) {
+            return item;
+        }
+        let mut cuts: Vec<usize> = if chunk_starts.is_empty() {
+            (0..bytes.len().max(1)).step_by(FILE_FRAME_BYTES).collect()
+        } else {
+            chunk_starts.to_vec()
+        };
+        cuts.retain(|&c| c < bytes.len());
+        if cuts.first() != Some(&0) {
+            cuts.insert(0, 0);
+        }
+        cuts.dedup();
+        let item = Item(self.items.len() as u32);
+        self.items.push(Registered {
+            bytes: bytes.to_vec(),
+            cuts,
+            text,
+        });
+        self.by_hash.insert(hash, item);
+        item
+    }
+
+    /// The bytes of a registered item, before compression.
+    pub fn bytes(&self, item: Item) -> &[u8] {
+        &self.items[item.0 as usize].bytes
+    }
+
+    /// Compress every frame and lay out the blob: the dictionary first, then each item's
+    /// frames in registration order.
+    pub fn pack(self) -> Packed {
+        // (item, range) of every frame, in blob order.
+        let frames: Vec<(usize, std::ops::Range<usize>)> = self
+            .items
+            .iter()
+            .enumerate()
+            .flat_map(|(i, item)| {
+                let len = item.bytes.len();
+                let ends = item.cuts.iter().skip(1).copied().chain([len]);
+                item.cuts
+                    .iter()
+                    .copied()
+                    .zip(ends)
+                    .map(move |(start, end)| (i, start..end))
+            })
+            .collect();
+        let dictionary = train(
+            frames
+                .iter()
+                .filter(|(i, _)| self.items[*i].text)
+                .map(|(i, range)| &self.items[*i].bytes[range.clone()]),
+        );
+        let with_dictionary = (!dictionary.is_empty())
+            .then(|| zstd::dict::EncoderDictionary::copy(&dictionary, LEVEL));
+        let compressed: Vec<(Codec, Option<Vec<u8>>)> = frames
+            .par_iter()
+            .map_init(
+                || Compressors::new(with_dictionary.as_ref()),
+                |compressors, (i, range)| {
+                    let item = &self.items[*i];
+                    compressors.compress(&item.bytes[range.clone()], item.text)
+                },
+            )
+            .collect();
+
+        let mut blob = dictionary;
+        let store_dictionary = Span {
+            offset: 0,
+            len: blob.len() as u64,
+        };
+        let mut table = Vec::with_capacity(frames.len());
+        for ((i, range), (codec, bytes)) in frames.iter().zip(compressed) {
+            let stored: &[u8] = bytes
+                .as_deref()
+                .unwrap_or(&self.items[*i].bytes[range.clone()]);
+            table.push(Frame::new(
+                blob.len() as u64,
+                stored.len(),
+                range.len(),
+                codec,
+            ));
+            blob.extend_from_slice(stored);
+        }
+        let mut stored = Vec::with_capacity(self.items.len());
+        let mut first = 0u32;
+        for item in &self.items {
+            let count = item.cuts.len() as u32;
+            stored.push(Stored {
+                first_frame: first,
+                frame_count: count,
+                len: item.bytes.len() as u64,
+            });
+            first += count;
+        }
+        Packed {
+            blob,
+            store: ContentStore {
+                dictionary: store_dictionary,
+                frames: table,
+            },
+            stored,
+        }
+    }
+}
+
+/// The bytes of `stored`, decoded from a packed blob (for tests and tools that hold a
+/// compiled [`super::Output`]; the server reads in place, frame by frame, with its own
+/// decoding contexts).
+pub fn decode(blob: &[u8], store: &ContentStore, stored: Stored) -> std::io::Result<Vec<u8>> {
+    let damaged =
+        |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
+    let dictionary = blob
+        .get(
+            store.dictionary.offset as usize
+                ..(store.dictionary.offset + store.dictionary.len) as usize,
+        )
+        .ok_or_else(|| damaged("the dictionary lies outside the blob"))?;
+    let first = stored.first_frame as usize;
+    let frames = store
+        .frames
+        .get(first..first + stored.frame_count as usize)
+        .ok_or_else(|| damaged("no such frames"))?;
+    let mut out = Vec::with_capacity(stored.len as usize);
+    for frame in frames {
+        let (codec, stored_len) = frame.parts();
+        let at = frame.offset as usize;
+        let bytes = blob
+            .get(at..at + stored_len)
+            .ok_or_else(|| damaged("a frame lies outside the blob"))?;
+        let len = frame.len as usize;
+        match codec {
+            Some(Codec::Raw) => out.extend_from_slice(bytes),
+            Some(Codec::Zstd) => {
+                out.extend(zstd::bulk::Decompressor::new()?.decompress(bytes, len)?)
+            }
+            Some(Codec::ZstdDictionary) => out.extend(
+                zstd::bulk::Decompressor::with_dictionary(dictionary)?.decompress(bytes, len)?,
+            ),
+            None => return Err(damaged("unknown codec")),
+        }
+    }
+    Ok(out)
+}
+
+/// A dictionary trained on `frames` (empty when there is too little text to train on, or
+/// training fails: the frames then compress without one).
+fn train<'a>(frames: impl Iterator<Item = &'a [u8]>) -> Vec<u8> {
+    let frames: Vec<&[u8]> = frames.filter(|f| !f.is_empty()).collect();
+    let total: usize = frames.iter().map(|f| f.len()).sum();
+    let size = (total / DICTIONARY_SHARE).min(DICTIONARY_MAX);
+    if size < DICTIONARY_MIN {
+        return Vec::new();
+    }
+    // Every n-th frame, so that the sample spans the whole catalog.
+    let step = total.div_ceil(SAMPLE_MAX).max(1);
+    let sample: Vec<&[u8]> = frames.iter().step_by(step).copied().collect();
+    let sizes: Vec<usize> = sample.iter().map(|f| f.len()).collect();
+    let data = sample.concat();
+    zstd::dict::from_continuous(&data, &sizes, size).unwrap_or_default()
+}
+
+/// One thread's compressors: with the dictionary (text) and without (binary files).
+struct Compressors<'d> {
+    text: Option<zstd::bulk::Compressor<'d>>,
+    plain: Option<zstd::bulk::Compressor<'static>>,
+}
+
+impl<'d> Compressors<'d> {
+    fn new(dictionary: Option<&'d zstd::dict::EncoderDictionary<'static>>) -> Self {
+        Compressors {
+            text: dictionary.and_then(|d| zstd::bulk::Compressor::with_prepared_dictionary(d).ok()),
+            plain: zstd::bulk::Compressor::new(LEVEL).ok(),
+        }
+    }
+
+    /// The codec and compressed bytes of a frame, or `Raw` and `None` when compressing
+    /// does not pay (or the compressor could not be made: the frame is then stored as is).
+    fn compress(&mut self, bytes: &[u8], text: bool) -> (Codec, Option<Vec<u8>>) {
+        let (codec, compressed) = match (&mut self.text, text) {
+            (Some(with_dictionary), true) => {
+                (Codec::ZstdDictionary, with_dictionary.compress(bytes).ok())
+            }
+            _ => (
+                Codec::Zstd,
+                self.plain.as_mut().and_then(|c| c.compress(bytes).ok()),
+            ),
+        };
+        match compressed {
+            Some(c) if c.len() < bytes.len() - bytes.len() / 16 => (codec, Some(c)),
+            _ => (Codec::Raw, None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(packed: &Packed, stored: Stored) -> Vec<u8> {
+        super::decode(&packed.blob, &packed.store, stored).unwrap()
+    }
+
+    #[test]
+    fn every_item_decodes_to_its_bytes_and_identical_bytes_are_stored_once() {
+        let mut pending = Pending::default();
+        let mut text = String::new();
+        let words = [
+            "deploy", "service", "release", "pin", "rollback", "cache", "token",
+        ];
+        for i in 0..3000 {
+            text.push_str(&format!(
+                "## Section {i}\n\n{} the {} with `skillpack serve` and {} release {}.\n\n",
+                words[i % 7],
+                words[i * 3 % 7],
+                words[i * 5 % 7],
+                i * 7919 % 1000
+            ));
+        }
+        // Noise (xorshift), which no compressor shrinks: an image, say.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let image: Vec<u8> = (0..300_000)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 24) as u8
+            })
+            .collect();
+        let starts: Vec<usize> = text
+            .match_indices("## ")
+            .map(|(i, _)| i)
+            .step_by(10)
+            .collect();
+        let doc = pending.add(
+            blake3::hash(text.as_bytes()),
+            text.as_bytes(),
+            &starts,
+            true,
+        );
+        let again = pending.add(blake3::hash(text.as_bytes()), text.as_bytes(), &[], true);
+        let binary = pending.add(blake3::hash(&image), &image, &[], false);
+        let empty = pending.add(blake3::hash(b""), b"", &[], true);
+        assert_eq!(doc, again);
+        let packed = pending.pack();
+        assert!(packed.store.dictionary.len > 0, "enough text to train on");
+        let d = packed.stored(doc);
+        assert_eq!(d.frame_count as usize, starts.len());
+        assert_eq!(decode(&packed, d), text.as_bytes());
+        assert_eq!(decode(&packed, packed.stored(binary)), image);
+        assert_eq!(packed.stored(binary).frame_count, 2, "256 KiB frames");
+        assert_eq!(decode(&packed, packed.stored(empty)), b"");
+        // Text compresses with the dictionary; noise is stored as is.
+        let codec = |i: u32| packed.store.frames[i as usize].parts().0;
+        assert_eq!(codec(d.first_frame), Some(Codec::ZstdDictionary));
+        assert_eq!(codec(packed.stored(binary).first_frame), Some(Codec::Raw));
+        assert!(packed.blob.len() < text.len() / 4 + image.len() + 64 * 1024);
+    }
+
+    #[test]
+    fn the_same_content_packs_to_the_same_bytes_on_any_number_of_threads() {
+        let build = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut pending = Pending::default();
+                for i in 0..200 {
+                    let text = format!(
+                        "# Page {i}\n\n{}\n",
+                        "words and more words ".repeat(i % 50 + 5)
+                    );
+                    pending.add(blake3::hash(text.as_bytes()), text.as_bytes(), &[0], true);
+                }
+                pending.pack().blob
+            })
+        };
+        assert!(build(1) == build(4));
+    }
+}
