@@ -135,10 +135,11 @@ pub struct Catalog {
     pub directories: Vec<Directory>,
     /// Perfect-hash index of every exact URI the server answers.
     pub uri_index: UriIndex,
-    /// Pre-rendered JSON bodies of the `resource://catalog/*` resources.
-    pub capabilities_json: String,
-    pub skills_index_json: String,
-    pub docs_index_json: String,
+    /// Pre-rendered JSON bodies of the `resource://catalog/*` resources, in the content
+    /// store (read only when those resources are).
+    pub capabilities: Stored,
+    pub skills_index: Stored,
+    pub docs_index: Stored,
     /// The full-text index over every markdown document (see `compile::index`).
     pub search: SearchIndex,
     /// Completion candidates that are not already sorted lists of the catalog (skill ids,
@@ -363,8 +364,8 @@ pub struct Skill {
     pub version: String,
     /// Sum of the sizes of the skill's files.
     pub size: u64,
-    /// Pre-rendered body of `resource://catalog/skills/{id}`.
-    pub record_json: String,
+    /// Pre-rendered body of `resource://catalog/skills/{id}`, in the content store.
+    pub record: Stored,
 }
 
 #[derive(Archive, Serialize, Debug, Clone, PartialEq, Eq)]

@@ -648,7 +648,7 @@ fn bake(
                 skill_md_uri: uri::skill_file(&skill_md_rel),
                 version: hasher.finalize().to_hex()[..12].to_owned(),
                 size,
-                record_json: String::new(),
+                record: Stored::default(),
             }
         })
         .collect();
@@ -668,9 +668,9 @@ fn bake(
         files: model_files,
         directories,
         uri_index: UriIndex::default(),
-        capabilities_json: String::new(),
-        skills_index_json: String::new(),
-        docs_index_json: String::new(),
+        capabilities: Stored::default(),
+        skills_index: Stored::default(),
+        docs_index: Stored::default(),
         search: Default::default(),
         totals,
         completions: Default::default(),
@@ -691,12 +691,16 @@ fn bake(
         epoch: config.epoch,
         earlier,
     };
-    for i in 0..catalog.skills.len() {
-        catalog.skills[i].record_json = render::skill_record(&catalog, &catalog.skills[i]);
-    }
-    catalog.skills_index_json = render::skills_index(&catalog);
-    catalog.docs_index_json = render::docs_index(&catalog);
-    catalog.capabilities_json = render::capabilities(&catalog, &config.crate_version);
+    let records: Vec<String> = catalog
+        .skills
+        .iter()
+        .map(|skill| render::skill_record(&catalog, skill))
+        .collect();
+    let indexes = [
+        render::skills_index(&catalog),
+        render::docs_index(&catalog),
+        render::capabilities(&catalog, &config.crate_version),
+    ];
     catalog.uri_index = uri_index(&catalog);
     catalog.search =
         index::build(
@@ -712,6 +716,12 @@ fn bake(
     catalog.startup = startup::facts(&catalog);
     drop(texts);
 
+    // The pre-rendered JSON resources are served bytes like any file: in the store.
+    let mut json =
+        |text: &str| pending.add(blake3::hash(text.as_bytes()), text.as_bytes(), &[], true);
+    let records: Vec<store::Item> = records.iter().map(|r| json(r)).collect();
+    let [skills_index, docs_index, capabilities] = indexes.each_ref().map(|text| json(text));
+
     // Compress last: everything above read the text as it is.
     let packed = pending.pack();
     for (document, item) in catalog.documents.iter_mut().zip(&doc_items) {
@@ -720,6 +730,12 @@ fn bake(
     for (file, item) in catalog.files.iter_mut().zip(&model_file_items) {
         file.content = packed.stored(*item);
     }
+    for (skill, item) in catalog.skills.iter_mut().zip(&records) {
+        skill.record = packed.stored(*item);
+    }
+    catalog.skills_index = packed.stored(skills_index);
+    catalog.docs_index = packed.stored(docs_index);
+    catalog.capabilities = packed.stored(capabilities);
     catalog.totals.blob_bytes = packed.blob.len() as u64;
     catalog.store = packed.store;
 

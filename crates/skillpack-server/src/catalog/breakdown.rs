@@ -48,7 +48,8 @@ pub struct Breakdown {
     pub skills_files: usize,
     /// The perfect-hash URI index.
     pub uri_index: usize,
-    /// Pre-rendered JSON: capabilities, skills and docs indexes, skill records, frontmatter.
+    /// The skills' frontmatter as JSON (the pre-rendered resources, the capabilities,
+    /// indexes and skill records, are served bytes in the content store).
     pub json: usize,
     /// Completion candidates.
     pub completions: usize,
@@ -74,7 +75,7 @@ impl Breakdown {
             ("document records", self.documents),
             ("skills and files", self.skills_files),
             ("URI index", self.uri_index),
-            ("pre-rendered JSON", self.json),
+            ("frontmatter JSON", self.json),
             ("completions", self.completions),
             ("history", self.history),
             ("other", self.other),
@@ -191,7 +192,7 @@ pub fn of(catalog: &Catalog) -> Breakdown {
     // Skills, files, directories and their JSON.
     b.skills_files = items(&archive.skills) + items(&archive.files) + items(&archive.directories);
     for s in archive.skills.iter() {
-        b.json += heap(&s.frontmatter_json) + heap(&s.record_json);
+        b.json += heap(&s.frontmatter_json);
         b.skills_files += heap(&s.id)
             + heap(&s.path)
             + heap(&s.description)
@@ -208,9 +209,6 @@ pub fn of(catalog: &Catalog) -> Breakdown {
     for d in archive.directories.iter() {
         b.skills_files += heap(&d.uri) + items(&d.children);
     }
-    b.json += heap(&archive.capabilities_json)
-        + heap(&archive.skills_index_json)
-        + heap(&archive.docs_index_json);
 
     b.uri_index = items(&archive.uri_index.disps) + items(&archive.uri_index.targets);
     let completions = &archive.completions;

@@ -304,7 +304,9 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
         } => catalog_json(
             uri::CAPABILITIES,
             "Catalog capabilities",
-            &archive.capabilities_json,
+            &catalog
+                .content()
+                .text(&archive.capabilities, 0..usize::MAX)?,
             full,
             None,
         ),
@@ -314,7 +316,9 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
         } => catalog_json(
             uri::SKILLS_INDEX,
             "Skills index",
-            &archive.skills_index_json,
+            &catalog
+                .content()
+                .text(&archive.skills_index, 0..usize::MAX)?,
             full,
             Some(format!("{TOOL_LIST} {{}} pages through the skills")),
         ),
@@ -324,7 +328,7 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
         } => catalog_json(
             uri::DOCS_INDEX,
             "Docs index",
-            &archive.docs_index_json,
+            &catalog.content().text(&archive.docs_index, 0..usize::MAX)?,
             full,
             Some(format!(
                 "{TOOL_LIST} {{\"kind\": \"docs\"}} pages through the docs"
@@ -338,7 +342,7 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
             catalog_json(
                 &uri::skill_record(&skill.id),
                 &format!("Skill record: {}", skill.id),
-                &skill.record_json,
+                &catalog.content().text(&skill.record, 0..usize::MAX)?,
                 full,
                 None,
             )

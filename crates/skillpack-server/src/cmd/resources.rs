@@ -28,7 +28,7 @@ use crate::contract::{
 };
 use crate::model::{
     ArchivedDocKind, ArchivedDocument, ArchivedHeading, ArchivedPreviousChange, ArchivedSkill,
-    Target,
+    ArchivedStored, Target,
 };
 use crate::uri;
 
@@ -52,7 +52,7 @@ fn entry(catalog: &Catalog, index: usize) -> Resource {
                 catalog.name()
             ))
             .with_mime_type(JSON)
-            .with_size(archive.capabilities_json.len() as u64),
+            .with_size(archive.capabilities.len.to_native()),
         1 => Resource::new(uri::SKILLS_INDEX, "skills_index")
             .with_title("Skills index")
             .with_description(format!(
@@ -60,7 +60,7 @@ fn entry(catalog: &Catalog, index: usize) -> Resource {
                 archive.totals.skills.to_native()
             ))
             .with_mime_type(JSON)
-            .with_size(archive.skills_index_json.len() as u64),
+            .with_size(archive.skills_index.len.to_native()),
         2 => Resource::new(uri::DOCS_INDEX, "docs_index")
             .with_title("Docs index")
             .with_description(format!(
@@ -68,7 +68,7 @@ fn entry(catalog: &Catalog, index: usize) -> Resource {
                 archive.totals.docs.to_native()
             ))
             .with_mime_type(JSON)
-            .with_size(archive.docs_index_json.len() as u64),
+            .with_size(archive.docs_index.len.to_native()),
         _ => {
             // Each skill is listed once, as its SEP-2640 `SKILL.md` resource with the
             // metadata the extension asks for (name and description from the frontmatter,
@@ -158,21 +158,21 @@ pub fn read_with(
         Resolved {
             target: Target::Capabilities,
             ..
-        } => json_contents(uri::CAPABILITIES, &archive.capabilities_json),
+        } => json_contents(catalog, uri::CAPABILITIES, &archive.capabilities)?,
         Resolved {
             target: Target::SkillsIndex,
             ..
-        } => json_contents(uri::SKILLS_INDEX, &archive.skills_index_json),
+        } => json_contents(catalog, uri::SKILLS_INDEX, &archive.skills_index)?,
         Resolved {
             target: Target::DocsIndex,
             ..
-        } => json_contents(uri::DOCS_INDEX, &archive.docs_index_json),
+        } => json_contents(catalog, uri::DOCS_INDEX, &archive.docs_index)?,
         Resolved {
             target: Target::SkillRecord(i),
             ..
         } => {
             let skill = catalog.skill(i);
-            json_contents(&uri::skill_record(&skill.id), &skill.record_json)
+            json_contents(catalog, &uri::skill_record(&skill.id), &skill.record)?
         }
         Resolved {
             target: Target::Document(d),
@@ -211,7 +211,7 @@ pub fn read_with(
         Resolved {
             target: Target::Changes(i),
             ..
-        } => json_contents(raw, &changes::body(catalog, i)),
+        } => ResourceContents::text(changes::body(catalog, i), raw).with_mime_type(JSON),
         Resolved {
             target: Target::Directory(i),
             ..
@@ -237,8 +237,14 @@ pub fn read_with(
     Ok(ReadResourceResult::new(vec![contents]))
 }
 
-fn json_contents(uri: &str, json: &str) -> ResourceContents {
-    ResourceContents::text(json, uri).with_mime_type(JSON)
+/// A pre-rendered JSON resource, from the content store.
+fn json_contents(
+    catalog: &Catalog,
+    uri: &str,
+    json: &ArchivedStored,
+) -> Result<ResourceContents, CatalogError> {
+    let text = catalog.content().text(json, 0..usize::MAX)?;
+    Ok(ResourceContents::text(text, uri).with_mime_type(JSON))
 }
 
 fn document_contents(
