@@ -38,14 +38,18 @@
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
+
+#[path = "session.rs"]
+mod session;
 
 use base64::Engine;
 use clap::Parser;
 use serde_json::{Value, json};
+use session::{Server, Session, initialize_request, is_result, percentile, read_request};
 
 #[derive(Parser)]
 #[command(about = "Measure skillpack and an rmcp SkillCatalog peer over stdio, side by side.")]
@@ -88,13 +92,6 @@ struct Catalog {
     name: String,
     skills: PathBuf,
     binary: PathBuf,
-}
-
-#[derive(Clone)]
-struct Server {
-    label: String,
-    program: PathBuf,
-    args: Vec<String>,
 }
 
 /// Start-up and memory figures of one server on one catalog.
@@ -435,129 +432,6 @@ fn uri_sets(dir: &Path) -> Result<Vec<UriSet>, String> {
         .collect())
 }
 
-fn initialize_request() -> String {
-    json!({
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "bench-driver", "version": "1"}
-        }
-    })
-    .to_string()
-        + "\n"
-}
-
-fn read_request(id: usize, uri: &str) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "method": "resources/read", "params": {"uri": uri}})
-        .to_string()
-        + "\n"
-}
-
-struct Session {
-    child: Child,
-    stdin: BufWriter<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    line: Vec<u8>,
-}
-
-impl Session {
-    fn spawn(server: &Server) -> Result<Session, String> {
-        let mut child = Command::new(&server.program)
-            .args(&server.args)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", server.program.display()))?;
-        let stdin = BufWriter::new(child.stdin.take().expect("piped stdin"));
-        let stdout = BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped stdout"));
-        Ok(Session {
-            child,
-            stdin,
-            stdout,
-            line: Vec::with_capacity(1 << 16),
-        })
-    }
-
-    fn send(&mut self, message: &str) -> Result<(), String> {
-        self.stdin
-            .write_all(message.as_bytes())
-            .and_then(|()| self.stdin.flush())
-            .map_err(|e| format!("write: {e}"))
-    }
-
-    /// The next line from the server; an error at end of output.
-    fn receive(&mut self) -> Result<&[u8], String> {
-        self.line.clear();
-        let n = self
-            .stdout
-            .read_until(b'\n', &mut self.line)
-            .map_err(|e| format!("read: {e}"))?;
-        if n == 0 {
-            return Err("the server closed its output".into());
-        }
-        Ok(&self.line)
-    }
-
-    fn initialize(&mut self) -> Result<(), String> {
-        self.send(&initialize_request())?;
-        let line = self.receive()?;
-        if !is_result(line) {
-            return Err(format!(
-                "initialize failed: {}",
-                String::from_utf8_lossy(line)
-            ));
-        }
-        self.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
-    }
-
-    fn status(&self, field: &str) -> u64 {
-        proc_status(self.child.id(), field)
-    }
-
-    fn finish(mut self) {
-        drop(self.stdin);
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(_)) => return,
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(1))
-                }
-                _ => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
-                    return;
-                }
-            }
-        }
-    }
-}
-
-/// A success response, judged from its first bytes: both servers write `"result"` before the
-/// payload (and an error response has no `"result"` key at all).
-fn is_result(line: &[u8]) -> bool {
-    let head = &line[..line.len().min(96)];
-    head.windows(9).any(|w| w == b"\"result\":")
-}
-
-fn proc_status(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 /// The text (or blob) of every URI, hashed, as one server answers them, and the mean size
 /// of an answer in bytes.
 fn answers(server: &Server, uris: &[String]) -> Result<(HashMap<String, u64>, f64), String> {
@@ -603,14 +477,6 @@ fn verify_same_answers(ours: &Server, peer: &Server, uris: &[String]) -> Result<
         ));
     }
     Ok([a_bytes, b_bytes])
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
-    sorted[rank.min(sorted.len() - 1)]
 }
 
 /// Rounds of each measurement, taking the servers in turn, so that a change in the

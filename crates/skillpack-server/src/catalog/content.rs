@@ -7,16 +7,23 @@
 //! binary's own pages without a copy.
 //!
 //! Every frame decodes on its own. The dictionary most text frames need is prepared on the
-//! first read that needs it (a few microseconds, once) and referenced in place in the
-//! archive; each thread keeps one zstd decoding context.
+//! first read that needs it (a few microseconds, once); each thread keeps one zstd
+//! decoding context.
+//!
+//! Decoded frames are kept in a cache bounded by bytes ([`set_cache_bytes`]; `serve
+//! --cache-mib`), as a database keeps a block cache: decoding costs about a microsecond
+//! per kilobyte, and what agents read once they tend to read again (a skill's SKILL.md, a
+//! search's first hit, the same section across sessions of an HTTP deployment). A read
+//! served from it costs a copy; start-up creates nothing of it.
 //!
 //! A frame that fails to decode (only a damaged binary has one: every frame was decoded
 //! back when `skillpack info` validated the build) is a [`Damaged`] error, never a panic.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::ops::Range;
-use std::sync::OnceLock;
+use std::ops::{Deref, Range};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use zstd::zstd_safe::{DCtx, DDict};
 
@@ -30,14 +37,62 @@ pub struct Content<'a> {
     dictionary: &'a Dictionary,
 }
 
-/// The prepared zstd dictionary of one catalog, made on first use. One per catalog:
-/// `baked!` declares it as a `static`, [`super::Catalog::from_compiled`] leaks one.
+/// One catalog's decoding state, made on first use: the prepared zstd dictionary and the
+/// cache of decoded frames. One per catalog: `baked!` declares it as a `static`,
+/// [`super::Catalog::from_compiled`] leaks one.
 #[derive(Default)]
-pub struct Dictionary(OnceLock<Option<DDict<'static>>>);
+pub struct Dictionary {
+    prepared: OnceLock<Option<DDict<'static>>>,
+    cache: OnceLock<Option<FrameCache>>,
+}
 
 impl Dictionary {
     pub const fn new() -> Dictionary {
-        Dictionary(OnceLock::new())
+        Dictionary {
+            prepared: OnceLock::new(),
+            cache: OnceLock::new(),
+        }
+    }
+}
+
+type FrameCache = quick_cache::sync::Cache<u32, Arc<[u8]>, ByLength>;
+
+/// Weighs a decoded frame by its length.
+#[derive(Clone)]
+struct ByLength;
+
+impl quick_cache::Weighter<u32, Arc<[u8]>> for ByLength {
+    fn weight(&self, _frame: &u32, bytes: &Arc<[u8]>) -> u64 {
+        bytes.len().max(1) as u64
+    }
+}
+
+/// The default bound of the frame cache: the served bytes of a large catalog's hot part
+/// (64 MiB holds every document of a 10,000-document catalog of 5 KiB pages).
+pub const DEFAULT_CACHE_BYTES: u64 = 64 * 1024 * 1024;
+
+static CACHE_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_CACHE_BYTES);
+
+/// Bound the frame cache of every catalog read from now on (0: no cache, every read
+/// decodes). Set once, before serving: a cache already made keeps its bound.
+pub fn set_cache_bytes(bytes: u64) {
+    CACHE_BYTES.store(bytes, Ordering::Relaxed);
+}
+
+/// A decoded frame: borrowed from the binary (stored as is) or shared with the cache.
+pub enum Frame<'a> {
+    Borrowed(&'a [u8]),
+    Shared(Arc<[u8]>),
+}
+
+impl Deref for Frame<'_> {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Frame::Borrowed(bytes) => bytes,
+            Frame::Shared(bytes) => bytes,
+        }
     }
 }
 
@@ -122,12 +177,8 @@ impl<'a> Content<'a> {
             // The whole range in this one frame: no concatenation.
             if out.is_none() && frame_end >= end {
                 return Ok(match bytes {
-                    Cow::Borrowed(b) => Cow::Borrowed(&b[from..to]),
-                    Cow::Owned(mut v) => {
-                        v.truncate(to);
-                        v.drain(..from);
-                        Cow::Owned(v)
-                    }
+                    Frame::Borrowed(b) => Cow::Borrowed(&b[from..to]),
+                    Frame::Shared(b) => Cow::Owned(b[from..to].to_vec()),
                 });
             }
             out.get_or_insert_with(|| Vec::with_capacity(end - start))
@@ -163,8 +214,33 @@ impl<'a> Content<'a> {
             .ok_or_else(|| damaged(f, "no such frame"))
     }
 
-    /// Frame `f`, decoded (or borrowed, when stored as is).
-    pub fn frame(&self, f: u32) -> Result<Cow<'a, [u8]>, Damaged> {
+    /// Frame `f`, decoded (or borrowed, when stored as is), through the cache.
+    pub fn frame(&self, f: u32) -> Result<Frame<'a>, Damaged> {
+        let cache = self.dictionary.cache.get_or_init(|| {
+            let bytes = CACHE_BYTES.load(Ordering::Relaxed);
+            // About one entry per 4 KiB frame: the estimate only sizes the tables.
+            (bytes > 0).then(|| {
+                let items = (bytes / 4096).clamp(16, 1 << 20) as usize;
+                FrameCache::with_weighter(items, bytes, ByLength)
+            })
+        });
+        if let Some(hit) = cache.as_ref().and_then(|c| c.get(&f)) {
+            return Ok(Frame::Shared(hit));
+        }
+        match self.decode(f)? {
+            Cow::Borrowed(bytes) => Ok(Frame::Borrowed(bytes)),
+            Cow::Owned(bytes) => {
+                let bytes: Arc<[u8]> = Arc::from(bytes);
+                if let Some(cache) = cache {
+                    cache.insert(f, bytes.clone());
+                }
+                Ok(Frame::Shared(bytes))
+            }
+        }
+    }
+
+    /// Frame `f` decoded now (or borrowed, when stored as is), without the cache.
+    fn decode(&self, f: u32) -> Result<Cow<'a, [u8]>, Damaged> {
         let frame = self
             .store
             .frames
@@ -210,7 +286,7 @@ impl<'a> Content<'a> {
     /// The store's dictionary, prepared once (`None`: the store has none, or it is damaged).
     fn prepared(&self) -> Option<&'a DDict<'static>> {
         self.dictionary
-            .0
+            .prepared
             .get_or_init(|| {
                 let span = &self.store.dictionary;
                 let start = span.offset.to_native() as usize;

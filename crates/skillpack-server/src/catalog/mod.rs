@@ -8,7 +8,7 @@ pub mod content;
 
 use std::borrow::Cow;
 
-pub use content::{Content, Damaged, Dictionary};
+pub use content::{Content, Damaged, Dictionary, set_cache_bytes};
 
 use crate::model::{
     ArchivedCatalog, ArchivedDocument, ArchivedSkill, ArchivedSkillFile, ArchivedStored,
