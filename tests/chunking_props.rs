@@ -33,7 +33,6 @@ fn run(text: &str, max_bytes: usize) -> Chunked {
         block_starts: &scan.block_starts,
         code_blocks: &scan.code_blocks,
         max_bytes,
-        intro_heading: "Intro",
     });
     Chunked {
         chunks,

@@ -519,7 +519,8 @@ fn corpora_compile() {
             at = chunk.end;
         }
         assert_eq!(
-            at, document.content.len,
+            u64::from(at),
+            document.content.len,
             "{}: chunks reach the end",
             document.uri
         );

@@ -95,7 +95,7 @@ const SKILL: &str = "---\nname: pdf\ndescription: Fill PDF forms.\n---\n# PDF\n\
 fn assert_chunks_cover(output: &compile::Output) {
     for doc in &output.catalog.documents {
         let text = output.read(doc.content).unwrap();
-        let mut at = 0u64;
+        let mut at = 0u32;
         for chunk in &doc.chunks {
             assert_eq!(
                 chunk.start, at,

@@ -294,9 +294,9 @@ pub struct Heading {
     /// GitHub-style slug, unique within the document.
     pub anchor: String,
     /// Byte range of the section: from the heading to the next heading of the same or a
-    /// higher level (or the end of the document).
-    pub start: u64,
-    pub end: u64,
+    /// higher level (or the end of the document). Documents are far below 4 GiB.
+    pub start: u32,
+    pub end: u32,
     /// Outline index of the section this one is part of (the nearest heading above it of a
     /// higher level), or [`NO_HEADING`] for a top-level section.
     pub parent: u32,
@@ -310,11 +310,32 @@ pub struct Heading {
 pub struct Chunk {
     /// Section-stable id: the section's anchor, `-2`, `-3`… for the parts of a split section.
     pub id: String,
-    pub heading: String,
-    pub start: u64,
-    pub end: u64,
+    /// The heading it shows: an index into the document's outline, or [`NO_HEADING`] for
+    /// the text before the first section, shown under the document's title
+    /// ([`ArchivedDocument::chunk_heading`]). An index, not the text: the outline has it.
+    pub heading: u32,
+    pub start: u32,
+    pub end: u32,
     /// First 48 bits of the blake3 hash of the chunk's bytes ([`short_version`]).
     pub version: u64,
+}
+
+impl ArchivedDocument {
+    /// The heading a chunk shows: its outline heading's text, or the title.
+    pub fn chunk_heading(&self, chunk: &ArchivedChunk) -> &str {
+        self.outline
+            .get(chunk.heading.to_native() as usize)
+            .map_or(self.title.as_str(), |h| h.text.as_str())
+    }
+}
+
+impl Document {
+    /// [`ArchivedDocument::chunk_heading`], before archiving.
+    pub fn chunk_heading(&self, chunk: &Chunk) -> &str {
+        self.outline
+            .get(chunk.heading as usize)
+            .map_or(self.title.as_str(), |h| h.text.as_str())
+    }
 }
 
 /// A content version: the first 48 bits of the blake3 hash of the bytes, which print as
@@ -691,6 +712,9 @@ pub struct Passage {
     pub tokens: u32,
     /// Field lengths in tokens.
     pub lengths: [u32; PASSAGE_FIELDS],
+    /// It starts at its heading: the first passage of its section. A document's headings
+    /// field counts each heading once, as the heading field of this passage.
+    pub opens_section: bool,
 }
 
 #[derive(Archive, Serialize, Debug, Clone, PartialEq)]

@@ -12,9 +12,11 @@
 //!   token table holds ([`write_token_starts`]), so it is not stored. An entry carries
 //!   offsets only when one of its occurrences starts elsewhere (an operator, which takes
 //!   the position of the token after it; the first part of `__init__`).
-//! - **Document entry**: `header = Δdocument << 1 | body_only`; then the body frequency if
-//!   `body_only`, else a byte with one bit per document field and the frequency of each
-//!   field whose bit is set.
+//! - **Document entry**: `Δdocument`, a byte with one bit per document field and the
+//!   frequency of each field whose bit is set. Only documents whose title, name or
+//!   description hold the term have one: the body and headings fields are sums over the
+//!   document's passages (each passage's body, and the heading of each passage that opens
+//!   its section), which the search adds up from the passage entries it reads anyway.
 //! - **Dictionary**: terms sorted by bytes, in blocks of [`TERM_BLOCK`] ([`DictionaryWriter`],
 //!   [`find`]). A term is `shared prefix length, suffix length, suffix` (the first of a
 //!   block shares nothing), then its passage and document frequencies and the byte lengths
@@ -116,13 +118,7 @@ pub fn write_passage_entry(
 }
 
 pub fn write_document_entry(out: &mut Vec<u8>, delta: u32, tf: &[u32; DOCUMENT_FIELDS]) {
-    use crate::model::D_BODY;
-    let body_only = tf.iter().enumerate().all(|(f, &n)| f == D_BODY || n == 0);
-    write_varint(out, (u64::from(delta) << 1) | u64::from(body_only));
-    if body_only {
-        write_varint(out, u64::from(tf[D_BODY]));
-        return;
-    }
+    write_varint(out, u64::from(delta));
     let mask = tf
         .iter()
         .enumerate()
@@ -235,21 +231,16 @@ impl Iterator for DocumentCursor<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<DocumentEntry> {
-        use crate::model::D_BODY;
-        let header = read_varint(self.data, &mut self.at)?;
+        let delta = read_varint(self.data, &mut self.at)?;
         let mut tf = [0u32; DOCUMENT_FIELDS];
-        if header & 1 != 0 {
-            tf[D_BODY] = read_varint(self.data, &mut self.at)? as u32;
-        } else {
-            let mask = *self.data.get(self.at)?;
-            self.at += 1;
-            for (f, n) in tf.iter_mut().enumerate() {
-                if mask & (1 << f) != 0 {
-                    *n = read_varint(self.data, &mut self.at)? as u32;
-                }
+        let mask = *self.data.get(self.at)?;
+        self.at += 1;
+        for (f, n) in tf.iter_mut().enumerate() {
+            if mask & (1 << f) != 0 {
+                *n = read_varint(self.data, &mut self.at)? as u32;
             }
         }
-        self.last = self.last.wrapping_add((header >> 1) as u32);
+        self.last = self.last.wrapping_add(delta as u32);
         Some(DocumentEntry {
             document: self.last,
             tf,

@@ -18,7 +18,7 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use crate::model::{Chunk, Heading};
+use crate::model::{Chunk, Heading, NO_HEADING};
 
 /// Headings at this level or above start a section.
 pub const SECTION_LEVEL: u8 = 2;
@@ -32,23 +32,22 @@ pub struct Input<'a> {
     pub block_starts: &'a [usize],
     pub code_blocks: &'a [Range<usize>],
     pub max_bytes: usize,
-    /// Heading shown for the `intro` chunk.
-    pub intro_heading: &'a str,
 }
 
 pub fn chunk(input: &Input<'_>) -> Vec<Chunk> {
     let len = input.text.len();
-    let sections: Vec<&Heading> = input
+    let sections: Vec<(usize, &Heading)> = input
         .outline
         .iter()
-        .filter(|h| h.level <= SECTION_LEVEL)
+        .enumerate()
+        .filter(|(_, h)| h.level <= SECTION_LEVEL)
         .collect();
     // No chunk takes an id that means a heading.
     let anchors: HashSet<&str> = input.outline.iter().map(|h| h.anchor.as_str()).collect();
 
-    // (start, end, id, heading) per section.
-    let mut spans: Vec<(usize, usize, String, String)> = Vec::new();
-    let first = sections.first().map_or(len, |h| h.start as usize);
+    // (start, end, id, heading: an outline index or NO_HEADING) per section.
+    let mut spans: Vec<(usize, usize, String, u32)> = Vec::new();
+    let first = sections.first().map_or(len, |h| h.1.start as usize);
     let intro_is_empty = input.text[input.body_offset.min(first)..first]
         .trim()
         .is_empty();
@@ -60,16 +59,18 @@ pub fn chunk(input: &Input<'_>) -> Vec<Chunk> {
         while anchors.contains(id.as_str()) {
             id.push_str("-0");
         }
-        spans.push((0, first, id, input.intro_heading.to_owned()));
+        spans.push((0, first, id, NO_HEADING));
     }
-    for (i, h) in sections.iter().enumerate() {
+    for (i, &(index, h)) in sections.iter().enumerate() {
         let start = if i == 0 && spans.is_empty() {
             0
         } else {
             h.start as usize
         };
-        let end = sections.get(i + 1).map_or(len, |next| next.start as usize);
-        spans.push((start, end, h.anchor.clone(), h.text.clone()));
+        let end = sections
+            .get(i + 1)
+            .map_or(len, |next| next.1.start as usize);
+        spans.push((start, end, h.anchor.clone(), index as u32));
     }
 
     let mut chunks = Vec::new();
@@ -78,7 +79,7 @@ pub fn chunk(input: &Input<'_>) -> Vec<Chunk> {
         let mut number = 1;
         for (k, part) in parts.into_iter().enumerate() {
             let (chunk_id, chunk_heading) = if k == 0 {
-                (id.clone(), heading.clone())
+                (id.clone(), heading)
             } else {
                 let part_id = loop {
                     number += 1;
@@ -89,16 +90,14 @@ pub fn chunk(input: &Input<'_>) -> Vec<Chunk> {
                 };
                 (
                     part_id,
-                    heading_at(input.outline, part.start)
-                        .unwrap_or(&heading)
-                        .to_owned(),
+                    heading_at(input.outline, part.start).unwrap_or(heading),
                 )
             };
             chunks.push(Chunk {
                 id: chunk_id,
                 heading: chunk_heading,
-                start: part.start as u64,
-                end: part.end as u64,
+                start: part.start as u32,
+                end: part.end as u32,
                 version: crate::model::short_version(
                     input
                         .text
@@ -112,11 +111,12 @@ pub fn chunk(input: &Input<'_>) -> Vec<Chunk> {
     chunks
 }
 
-fn heading_at(outline: &[Heading], offset: usize) -> Option<&str> {
+/// The outline index of the last heading at or before `offset`.
+fn heading_at(outline: &[Heading], offset: usize) -> Option<u32> {
     // The outline is in document order: binary search, or a document with a million
     // headings inside one oversized section is quadratic.
     let i = outline.partition_point(|h| h.start as usize <= offset);
-    i.checked_sub(1).map(|i| outline[i].text.as_str())
+    i.checked_sub(1).map(|i| i as u32)
 }
 
 /// The code block that strictly contains `p` (`start < p < end`). Code blocks are in
@@ -230,7 +230,6 @@ mod tests {
             block_starts: &scan.block_starts,
             code_blocks: &scan.code_blocks,
             max_bytes: max,
-            intro_heading: "Intro",
         })
     }
 
@@ -319,7 +318,7 @@ mod tests {
         let ids: Vec<_> = chunks.iter().map(|c| c.id.as_str()).collect();
         assert!(ids.contains(&"setup-2"));
         assert_eq!(ids.iter().filter(|id| **id == "setup-2").count(), 1);
-        assert_eq!(chunks.last().unwrap().heading, "Setup 2");
+        assert_eq!(chunks.last().unwrap().heading, 1, "the heading `Setup 2`");
         assert_eq!(chunks.last().unwrap().id, "setup-2");
     }
 

@@ -791,7 +791,7 @@ pub fn current_state(catalog: &crate::model::Catalog, texts: &[&str]) -> State {
                     document
                         .outline
                         .iter()
-                        .map(|h| (h.anchor.as_str(), h.start)),
+                        .map(|h| (h.anchor.as_str(), u64::from(h.start))),
                 )),
             },
         );

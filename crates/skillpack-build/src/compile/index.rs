@@ -136,10 +136,18 @@ pub fn build(
             }
             for (term, tf) in document.tf {
                 let build = count(&mut terms, &term);
-                let delta = d - build.last_document;
-                build.last_document = d;
                 build.document_df += 1;
-                postings::write_document_entry(&mut build.document_postings, delta, &tf);
+                // The body and headings fields are sums over the document's passages,
+                // which the search adds up from their entries: only the fields that no
+                // passage holds are written.
+                if tf[D_TITLE] + tf[D_NAME] + tf[D_DESCRIPTION] > 0 {
+                    let delta = d - build.last_document;
+                    build.last_document = d;
+                    let mut stored = tf;
+                    stored[D_BODY] = 0;
+                    stored[D_HEADINGS] = 0;
+                    postings::write_document_entry(&mut build.document_postings, delta, &stored);
+                }
             }
             for (total, len) in document_total.iter_mut().zip(document.lengths) {
                 *total += u64::from(len);
@@ -323,6 +331,10 @@ fn analyse(
                 start: start as u32,
                 end: end as u32,
                 tokens: 0,
+                opens_section: document
+                    .outline
+                    .get(heading as usize)
+                    .is_some_and(|h| h.start as usize == start),
                 lengths,
             },
             token_starts: table,

@@ -203,8 +203,8 @@ pub fn outline(headings: &[RawHeading], len: usize) -> Vec<Heading> {
             level: h.level,
             text: h.text.clone(),
             anchor,
-            start: h.start as u64,
-            end: end as u64,
+            start: h.start as u32,
+            end: end as u32,
             parent,
             // Needs the text: `compile::document` fills it in.
             version: 0,

@@ -334,7 +334,6 @@ fn document(
         block_starts: &scan.block_starts,
         code_blocks: &scan.code_blocks,
         max_bytes: config.chunk_bytes,
-        intro_heading: &title,
     });
     Some(DocWork {
         uri,

@@ -173,11 +173,11 @@ impl Catalog {
     pub fn text_range(
         &self,
         document: &ArchivedDocument,
-        start: u64,
-        end: u64,
+        start: impl Into<u64>,
+        end: impl Into<u64>,
     ) -> Result<Cow<'static, str>, Damaged> {
-        self.content
-            .text(&document.content, start as usize..end as usize)
+        let (start, end) = (start.into() as usize, end.into() as usize);
+        self.content.text(&document.content, start..end)
     }
 
     pub fn documents(&self) -> &'static [ArchivedDocument] {

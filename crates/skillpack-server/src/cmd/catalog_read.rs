@@ -476,7 +476,7 @@ fn chunk_entry(document: &ArchivedDocument, c: &ArchivedChunk) -> Value {
     json!({
         "id": c.id.as_str(),
         "uri": uri::chunk(&document.uri, &c.id),
-        "heading": c.heading.as_str(),
+        "heading": document.chunk_heading(c),
         "size": c.end.to_native() - c.start.to_native(),
     })
 }
@@ -639,7 +639,7 @@ fn chunk_result(
             "id": chunk.id.as_str(),
             "index": index + 1,
             "count": chunks.len(),
-            "heading": chunk.heading.as_str(),
+            "heading": document.chunk_heading(chunk),
         },
         "prev_chunk_uri": neighbour(index.checked_sub(1)),
         "next_chunk_uri": next,

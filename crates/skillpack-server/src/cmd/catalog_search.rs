@@ -377,7 +377,7 @@ fn hit_json(
     let (section_uri, section) = match own {
         Some(h) => (
             uri::anchor(&document.uri, &h.anchor),
-            h.start.to_native()..h.end.to_native(),
+            u64::from(h.start.to_native())..u64::from(h.end.to_native()),
         ),
         None => (
             document.uri.to_string(),

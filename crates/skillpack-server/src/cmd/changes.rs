@@ -525,7 +525,7 @@ pub fn manifest(catalog: &Catalog) -> Result<Manifest, crate::catalog::Damaged> 
                 text,
                 d.outline
                     .iter()
-                    .map(|h| (h.anchor.as_str(), h.start.to_native())),
+                    .map(|h| (h.anchor.as_str(), u64::from(h.start.to_native()))),
             );
             let (kind, skill) = match d.kind {
                 ArchivedDocKind::Skill { skill } => ("skill", skill_id(skill.to_native())),
@@ -552,7 +552,7 @@ pub fn manifest(catalog: &Catalog) -> Result<Manifest, crate::catalog::Damaged> 
                         level: h.level,
                         version: version_hex(h.version.to_native()),
                         own: own.clone(),
-                        size: h.end.to_native() - h.start.to_native(),
+                        size: u64::from(h.end.to_native() - h.start.to_native()),
                     })
                     .collect(),
             })

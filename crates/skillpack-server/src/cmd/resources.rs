@@ -395,8 +395,8 @@ struct OutlineEntry<'a> {
     uri: Display<uri::PartUri<'a>>,
     /// Of the whole section: unchanged bytes, unchanged version, in every release.
     version: Display<Version>,
-    start: u64,
-    end: u64,
+    start: u32,
+    end: u32,
 }
 
 /// A section or chunk version: 12 hex digits, like a document's.
@@ -414,10 +414,11 @@ struct Chunks<'a>(&'a ArchivedDocument);
 impl Serialize for Chunks<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let doc_uri = self.0.uri.as_str();
+        let document = self.0;
         serializer.collect_seq(self.0.chunks.iter().map(|c| ChunkEntry {
             id: c.id.as_str(),
             uri: Display(uri::PartUri::chunk(doc_uri, &c.id)),
-            heading: c.heading.as_str(),
+            heading: document.chunk_heading(c),
             version: Display(Version(c.version.to_native())),
             size: c.end.to_native() - c.start.to_native(),
         }))
@@ -430,7 +431,7 @@ struct ChunkEntry<'a> {
     uri: Display<uri::PartUri<'a>>,
     heading: &'a str,
     version: Display<Version>,
-    size: u64,
+    size: u32,
 }
 
 struct Links<'a>(&'a ArchivedDocument);
@@ -478,7 +479,7 @@ fn chunk_contents(
     let value = json!({
         "document_uri": document.uri.as_str(),
         "chunk_id": chunk.id.as_str(),
-        "heading": chunk.heading.as_str(),
+        "heading": document.chunk_heading(chunk),
         "index": index + 1,
         "count": chunks.len(),
         "version": crate::model::version_hex(chunk.version.to_native()),

@@ -43,7 +43,7 @@ use crate::analyze::Analyzer;
 use crate::catalog::{Catalog, Content, Damaged};
 use crate::model::{
     ArchivedCatalog, ArchivedDocument, ArchivedHeading, ArchivedPassage, ArchivedSearchIndex,
-    DOCUMENT_FIELDS, NO_HEADING, P_BODY, P_HEADING, PASSAGE_FIELDS,
+    D_BODY, D_HEADINGS, DOCUMENT_FIELDS, NO_HEADING, P_BODY, P_HEADING, PASSAGE_FIELDS,
 };
 use crate::postings::{
     DocumentCursor, DocumentEntry, OccurrenceBlock, Occurrences, PassageCursor, PassageEntry,
@@ -430,23 +430,32 @@ impl<'a> Index<'a> {
             }
             let stats = &documents[d as usize];
 
+            let end = stats.first_passage.to_native() + stats.passage_count.to_native();
+
             // The document's score.
             let mut doc_score = 0.0;
             for c in &mut cursors {
-                if let Some(e) = c.document.filter(|e| e.document == d) {
-                    let mut tf = 0.0;
-                    #[allow(clippy::needless_range_loop)] // `f` indexes five parallel arrays
-                    for f in 0..DOCUMENT_FIELDS {
-                        if e.tf[f] > 0 {
-                            let len = stats.lengths[f].to_native() as f32;
-                            let norm =
-                                1.0 - params.doc_b[f] + params.doc_b[f] * len / document_avg[f];
-                            tf += params.doc_weights[f] * e.tf[f] as f32 / norm.max(1e-3);
-                        }
+                let mut frequencies = match c.document.filter(|e| e.document == d) {
+                    Some(e) => {
+                        c.document = c.documents.next();
+                        e.tf
                     }
-                    doc_score += c.weight * c.document_idf * tf / (params.doc_k1 + tf);
-                    c.document = c.documents.next();
+                    None => [0; DOCUMENT_FIELDS],
+                };
+                add_passage_fields(&mut frequencies, c, end, passages);
+                if frequencies.iter().all(|&n| n == 0) {
+                    continue;
                 }
+                let mut tf = 0.0;
+                #[allow(clippy::needless_range_loop)] // `f` indexes five parallel arrays
+                for f in 0..DOCUMENT_FIELDS {
+                    if frequencies[f] > 0 {
+                        let len = stats.lengths[f].to_native() as f32;
+                        let norm = 1.0 - params.doc_b[f] + params.doc_b[f] * len / document_avg[f];
+                        tf += params.doc_weights[f] * frequencies[f] as f32 / norm.max(1e-3);
+                    }
+                }
+                doc_score += c.weight * c.document_idf * tf / (params.doc_k1 + tf);
             }
 
             // Its passages.
@@ -454,7 +463,7 @@ impl<'a> Index<'a> {
             term_scores.clear();
             // Per query term, the document's passages that hold it in any field.
             let mut df = [0u32; query::MAX_TERMS];
-            let end = stats.first_passage.to_native() + stats.passage_count.to_native();
+
             // A document whose best possible hit cannot reach the top `keep` is only counted.
             let mut own_bound = proximity_bound;
             for c in &cursors {
@@ -703,6 +712,30 @@ impl<'a> Index<'a> {
         }
         path.reverse();
         path
+    }
+}
+
+/// Add a term's body and headings frequencies in the document whose passages end before
+/// `end` to `frequencies`: the sums of its passage entries there (each passage's body, and
+/// the heading of each passage that opens its section), read ahead without moving the
+/// cursor. The index stores document entries only for the other fields.
+fn add_passage_fields(
+    frequencies: &mut [u32; DOCUMENT_FIELDS],
+    cursor: &TermCursor<'_>,
+    end: u32,
+    passages: &[ArchivedPassage],
+) {
+    let mut ahead = cursor.passages.clone();
+    let mut entry = cursor.passage;
+    while let Some(e) = entry.filter(|e| e.passage < end) {
+        frequencies[D_BODY] += e.tf[P_BODY];
+        if passages
+            .get(e.passage as usize)
+            .is_some_and(|p| p.opens_section)
+        {
+            frequencies[D_HEADINGS] += e.tf[P_HEADING];
+        }
+        entry = ahead.next();
     }
 }
 
