@@ -15,6 +15,7 @@ mod chunking_props;
 mod cli;
 mod compile;
 mod completion;
+mod damaged;
 mod docs_repo;
 mod empty_root;
 mod errors;

@@ -567,7 +567,8 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
     let (sandbox, verified) = crate::sandbox::probe();
     // The server never validates the archive (it reads it in place at start-up); `info`
     // does, completely, so a release can be checked before it ships.
-    let archive_valid = catalog.verify().is_ok();
+    let validation = catalog.verify();
+    let archive_valid = validation.is_ok();
     let breakdown = crate::catalog::breakdown::of(catalog);
     let mut sandbox_json = sandbox.to_json();
     sandbox_json["verified"] = json!(verified);
@@ -586,6 +587,7 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
         "blob_bytes": t.blob_bytes.to_native(),
         "archive_bytes": catalog.embedded_bytes().0,
         "archive_valid": archive_valid,
+        "archive_error": validation.as_ref().err(),
         "baked": breakdown.to_json(t.content_bytes.to_native()),
         "uris": archive.uri_index.len(),
         "release": {
@@ -621,7 +623,7 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
             if archive_valid {
                 ", validated"
             } else {
-                ", DOES NOT VALIDATE: rebuild the binary"
+                ", DOES NOT VALIDATE (below): rebuild the binary or fetch the release again"
             }
         );
         print!("{}", breakdown.table(t.content_bytes.to_native()));
@@ -658,6 +660,10 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
                 None => "",
             }
         );
+    }
+    if let Err(error) = &validation {
+        eprintln!("skillpack: this binary's archive does not validate: {error}");
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }

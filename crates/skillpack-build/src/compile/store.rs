@@ -248,6 +248,15 @@ fn train<'a>(frames: impl Iterator<Item = &'a [u8]>) -> Vec<u8> {
     zstd::dict::from_continuous(&data, &sizes, size).unwrap_or_default()
 }
 
+/// A compressor whose frames carry zstd's 4-byte content checksum: a damaged frame then
+/// fails to decode (a `content_damaged` error) instead of serving other bytes.
+fn checked(mut compressor: zstd::bulk::Compressor<'_>) -> Option<zstd::bulk::Compressor<'_>> {
+    compressor
+        .set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
+        .ok()?;
+    Some(compressor)
+}
+
 /// One thread's compressors: with the dictionary (text) and without (binary files).
 struct Compressors<'d> {
     text: Option<zstd::bulk::Compressor<'d>>,
@@ -257,8 +266,12 @@ struct Compressors<'d> {
 impl<'d> Compressors<'d> {
     fn new(dictionary: Option<&'d zstd::dict::EncoderDictionary<'static>>) -> Self {
         Compressors {
-            text: dictionary.and_then(|d| zstd::bulk::Compressor::with_prepared_dictionary(d).ok()),
-            plain: zstd::bulk::Compressor::new(BINARY_LEVEL).ok(),
+            text: dictionary
+                .and_then(|d| zstd::bulk::Compressor::with_prepared_dictionary(d).ok())
+                .and_then(checked),
+            plain: zstd::bulk::Compressor::new(BINARY_LEVEL)
+                .ok()
+                .and_then(checked),
         }
     }
 

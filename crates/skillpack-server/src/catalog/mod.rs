@@ -97,7 +97,9 @@ impl Catalog {
         rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(self.archive_bytes)
             .map_err(|error| format!("the archive does not validate: {error}"))?;
         for document in self.documents() {
-            let bytes = self.read(&document.content).map_err(|d| d.to_string())?;
+            let bytes = self
+                .read(&document.content)
+                .map_err(|damage| format!("{}: {damage}", document.uri))?;
             if blake3::hash(&bytes).to_hex()[..12] != *document.version.as_str() {
                 return Err(format!(
                     "{} decodes to bytes other than those it was built from: this binary is \
@@ -107,7 +109,9 @@ impl Catalog {
             }
         }
         for file in self.files() {
-            let bytes = self.read(&file.content).map_err(|d| d.to_string())?;
+            let bytes = self
+                .read(&file.content)
+                .map_err(|damage| format!("{}: {damage}", file.uri))?;
             if crate::compile::sha256_digest(&bytes) != file.sha256.as_str() {
                 return Err(format!(
                     "{} decodes to bytes other than those it was built from: this binary is \
