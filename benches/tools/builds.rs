@@ -38,9 +38,13 @@ struct Args {
     #[arg(long = "build", value_name = "LABEL=BINARY", required = true)]
     builds: Vec<String>,
     /// Queries for the search set, one per line (a `.tsv` file: its first column; `#`
-    /// lines skipped). Repeatable. None: no search set.
+    /// lines skipped). Repeatable.
     #[arg(long)]
     queries: Vec<PathBuf>,
+    /// Also search for the titles of the first N documents of the indexes (every N-th
+    /// title of a larger catalog): queries for any catalog, synthetic ones included.
+    #[arg(long, default_value_t = 0)]
+    title_queries: usize,
     /// Fresh processes per build for the start-up figures.
     #[arg(long, default_value_t = 20)]
     spawns: usize,
@@ -94,7 +98,7 @@ fn run(args: &Args) -> Result<(), String> {
     if servers.len() < 2 {
         return Err("give at least two --build".into());
     }
-    let sets = request_sets(&servers[0], &args.queries)?;
+    let sets = request_sets(&servers[0], &args.queries, args.title_queries)?;
     for set in &sets {
         let mut bytes = Vec::new();
         for server in &servers {
@@ -296,6 +300,15 @@ fn request_sets(server: &Server, queries: &[PathBuf]) -> Result<Vec<RequestSet>,
         },
     ];
     let mut searches = Vec::new();
+    titles.sort();
+    titles.dedup();
+    let step = titles.len().div_ceil(title_queries.max(1)).max(1);
+    for title in titles.iter().step_by(step).take(title_queries) {
+        searches.push((
+            "tools/call",
+            json!({"name": "catalog_search", "arguments": {"query": title}}),
+        ));
+    }
     for path in queries {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -318,6 +331,20 @@ fn request_sets(server: &Server, queries: &[PathBuf]) -> Result<Vec<RequestSet>,
     }
     sets.retain(|s| !s.requests.is_empty());
     Ok(sets)
+}
+
+/// Every `title` string in a JSON value.
+fn collect_titles(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Array(items) => items.iter().for_each(|v| collect_titles(v, out)),
+        Value::Object(map) => {
+            if let Some(Value::String(title)) = map.get("title") {
+                out.push(title.clone());
+            }
+            map.values().for_each(|v| collect_titles(v, out));
+        }
+        _ => {}
+    }
 }
 
 /// Every document URI (`resource://skills/…`, `resource://docs/…`) in a JSON value.

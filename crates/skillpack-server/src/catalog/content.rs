@@ -73,6 +73,9 @@ pub const DEFAULT_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
 static CACHE_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_CACHE_BYTES);
 
+/// Shards of the frame cache: enough for the few threads `serve --http` runs on.
+const CACHE_SHARDS: usize = 8;
+
 /// Bound the frame cache of every catalog read from now on (0: no cache, every read
 /// decodes). Set once, before serving: a cache already made keeps its bound.
 pub fn set_cache_bytes(bytes: u64) {
@@ -219,10 +222,24 @@ impl<'a> Content<'a> {
         let cache = self.dictionary.cache.get_or_init(|| {
             let bytes = CACHE_BYTES.load(Ordering::Relaxed);
             // About one entry per 4 KiB frame: the estimate only sizes the tables.
-            (bytes > 0).then(|| {
-                let items = (bytes / 4096).clamp(16, 1 << 20) as usize;
-                FrameCache::with_weighter(items, bytes, ByLength)
-            })
+            if bytes == 0 {
+                return None;
+            }
+            // A fixed number of shards: left to itself the cache would size them from
+            // `available_parallelism`, which reads cgroup files, and a read after
+            // start-up must touch no file (the sandbox refuses it; tests/zero_io.rs).
+            let options = quick_cache::OptionsBuilder::new()
+                .estimated_items_capacity((bytes / 4096).clamp(16, 1 << 20) as usize)
+                .weight_capacity(bytes)
+                .shards(CACHE_SHARDS)
+                .build()
+                .ok()?;
+            Some(FrameCache::with_options(
+                options,
+                ByLength,
+                Default::default(),
+                Default::default(),
+            ))
         });
         if let Some(hit) = cache.as_ref().and_then(|c| c.get(&f)) {
             return Ok(Frame::Shared(hit));
