@@ -251,20 +251,38 @@ fn ask(session: &mut Session, method: &str, params: Value) -> Result<Value, Stri
 }
 
 /// The sets, read off the catalog through `server`.
-fn request_sets(server: &Server, queries: &[PathBuf]) -> Result<Vec<RequestSet>, String> {
+fn request_sets(
+    server: &Server,
+    queries: &[PathBuf],
+    title_queries: usize,
+) -> Result<Vec<RequestSet>, String> {
     let mut session = Session::spawn(server)?;
     session.initialize()?;
     let mut documents = Vec::new();
-    for index in [
-        "resource://catalog/skills_index",
-        "resource://catalog/docs_index",
-    ] {
+    let mut titles = Vec::new();
+    let mut indexes = vec![
+        "resource://catalog/skills_index".to_owned(),
+        "resource://catalog/docs_index".to_owned(),
+    ];
+    let mut i = 0;
+    while i < indexes.len() {
+        let index = indexes[i].clone();
+        i += 1;
         let answer = ask(&mut session, "resources/read", json!({"uri": index}))?;
         let text = answer["result"]["contents"][0]["text"]
             .as_str()
             .unwrap_or("null");
         let value: Value = serde_json::from_str(text).map_err(|e| format!("{index}: {e}"))?;
         harvest(&value, &mut documents);
+        collect_titles(&value, &mut titles);
+        // The skill records name each skill's references.
+        if index.ends_with("skills_index") {
+            for skill in value["skills"].as_array().into_iter().flatten() {
+                if let Some(id) = skill["id"].as_str() {
+                    indexes.push(format!("resource://catalog/skills/{id}"));
+                }
+            }
+        }
     }
     documents.sort();
     documents.dedup();
