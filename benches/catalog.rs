@@ -217,7 +217,8 @@ fn read(c: &mut Criterion, subjects: &[Subject]) {
 fn document_meta(c: &mut Criterion, subjects: &[Subject]) {
     let mut group = c.benchmark_group("document-meta");
     for subject in subjects {
-        let documents: Vec<_> = subject.catalog.documents().iter().collect();
+        let catalog = subject.catalog;
+        let documents: Vec<_> = catalog.documents().iter().collect();
         let documents = spread(&documents);
         let mut next = 0;
         let mut cycle = move || {
@@ -225,17 +226,17 @@ fn document_meta(c: &mut Criterion, subjects: &[Subject]) {
             documents[next]
         };
         group.bench_function(BenchmarkId::new("build", &subject.name), |b| {
-            b.iter(|| black_box(resources::document_meta(black_box(cycle()))))
+            b.iter(|| black_box(resources::document_meta(&catalog, black_box(cycle()))))
         });
         group.bench_function(BenchmarkId::new("build-serialise", &subject.name), |b| {
             b.iter(|| {
-                let meta = resources::document_meta(black_box(cycle()));
+                let meta = resources::document_meta(&catalog, black_box(cycle()));
                 black_box(sonic_rs::to_vec(&meta).map_or(0, |v| v.len()))
             })
         });
         group.bench_function(BenchmarkId::new("serialise-archived", &subject.name), |b| {
             b.iter(|| {
-                let meta = resources::DocumentMeta(black_box(cycle()));
+                let meta = resources::DocumentMeta(catalog.archive(), black_box(cycle()));
                 black_box(sonic_rs::to_vec(&meta).map_or(0, |v| v.len()))
             })
         });

@@ -111,7 +111,15 @@ fn good_fixture_compiles() {
         .iter()
         .find(|d| d.path == "guide/usage.md")
         .unwrap();
-    assert_eq!(usage.links[0].uri, "resource://docs/index.md#start");
+    let link = &usage.links[0];
+    let skillpack_build::model::LinkTarget::Document(target) = link.target else {
+        panic!("{link:?} points at a document")
+    };
+    assert_eq!(
+        catalog.documents[target as usize].uri,
+        "resource://docs/index.md"
+    );
+    assert_eq!(link.fragment, "start");
     assert!(
         output.report.warnings().next().is_none(),
         "{:?}",

@@ -37,7 +37,6 @@ fuzz_target!(|data: &[u8]| {
         block_starts: &scan.block_starts,
         code_blocks: &scan.code_blocks,
         max_bytes: max,
-        intro_heading: "Intro",
     });
     assert!(!chunks.is_empty());
     let mut at = 0usize;

@@ -358,8 +358,20 @@ pub struct Link {
     pub text: String,
     /// As written in the markdown.
     pub href: String,
-    /// The catalog URI it resolves to (with `#anchor` when the link has one).
-    pub uri: String,
+    /// What it resolves to: its catalog URI is the target's, then `#` and `fragment` when
+    /// that is not empty ([`ArchivedCatalog::link_uri`]). Stored as an index, not a URI:
+    /// links are the most repeated strings of a linked docs site.
+    pub target: LinkTarget,
+    /// The anchor, as written into the URI (percent-encoded).
+    pub fragment: String,
+}
+
+#[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[rkyv(derive(Debug, PartialEq, Eq))]
+pub enum LinkTarget {
+    Document(u32),
+    /// A skill file that is not a document (a script, a template).
+    File(u32),
 }
 
 #[derive(Archive, Serialize, Debug)]
@@ -583,6 +595,26 @@ impl ArchivedUriIndex {
 }
 
 impl ArchivedCatalog {
+    /// The catalog URI a link resolves to.
+    pub fn link_uri(&self, link: &ArchivedLink) -> String {
+        let base = match link.target {
+            ArchivedLinkTarget::Document(d) => self
+                .documents
+                .get(d.to_native() as usize)
+                .map(|d| d.uri.as_str()),
+            ArchivedLinkTarget::File(f) => self
+                .files
+                .get(f.to_native() as usize)
+                .map(|f| f.uri.as_str()),
+        }
+        .unwrap_or_default();
+        if link.fragment.is_empty() {
+            base.to_owned()
+        } else {
+            format!("{base}#{}", link.fragment)
+        }
+    }
+
     /// The target of `uri`, if the catalog serves exactly that URI (canonical spelling).
     pub fn lookup(&self, uri: &str) -> Option<&ArchivedTarget> {
         let target = self.uri_index.candidate(uri)?;

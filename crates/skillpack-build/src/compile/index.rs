@@ -403,11 +403,6 @@ fn anchor_texts<'a>(
     skills: &[Skill],
     texts: &[&'a str],
 ) -> (Vec<String>, Vec<Vec<std::ops::Range<usize>>>) {
-    let by_uri: HashMap<&str, usize> = documents
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (d.uri.as_str(), i))
-        .collect();
     // The references of each skill: (path, document index).
     let mut references: Vec<Vec<(&str, usize)>> = vec![Vec::new(); skills.len()];
     for (i, document) in documents.iter().enumerate() {
@@ -433,11 +428,10 @@ fn anchor_texts<'a>(
             }
             let mut targets: Vec<usize> = Vec::new();
             for link in &document.links {
-                if line.contains(link.href.as_str()) {
-                    let uri = link.uri.split('#').next().unwrap_or_default();
-                    if let Some(&target) = by_uri.get(uri) {
-                        targets.push(target);
-                    }
+                if line.contains(link.href.as_str())
+                    && let crate::model::LinkTarget::Document(target) = link.target
+                {
+                    targets.push(target as usize);
                 }
             }
             for &(path, target) in siblings {

@@ -5,8 +5,18 @@ use std::collections::{HashMap, HashSet};
 use percent_encoding::percent_decode_str;
 
 use super::markdown::RawLink;
-use crate::model::Link;
 use crate::uri;
+
+/// A link resolved to the catalog URI it points at (the archive stores the target's index
+/// instead: `model::Link`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedLink {
+    pub text: String,
+    /// As written in the markdown.
+    pub href: String,
+    /// The catalog URI it resolves to (with `#anchor` when the link has one).
+    pub uri: String,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RootKind {
@@ -26,7 +36,7 @@ pub struct Targets {
 pub enum Resolution {
     /// Not a relative link (`https:`, `mailto:`…): left alone.
     External,
-    Resolved(Link),
+    Resolved(ResolvedLink),
     Broken {
         reason: String,
         fix: String,
@@ -111,7 +121,7 @@ pub fn resolve(
         }
         None => target_uri,
     };
-    Resolution::Resolved(Link {
+    Resolution::Resolved(ResolvedLink {
         text: link.text.clone(),
         href: link.href.clone(),
         uri,

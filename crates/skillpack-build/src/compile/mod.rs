@@ -38,8 +38,8 @@ pub use config::Config;
 pub use diag::{Diagnostic, Report, Severity};
 
 use crate::model::{
-    CONTRACT_VERSION, Catalog, Directory, DirectoryChild, DocKind, Document, Reference, Skill,
-    SkillFile, Stored, Target, Totals, UriIndex,
+    CONTRACT_VERSION, Catalog, Directory, DirectoryChild, DocKind, Document, LinkTarget, Reference,
+    Skill, SkillFile, Stored, Target, Totals, UriIndex,
 };
 use crate::uri;
 use links::{Resolution, RootKind, Targets};
@@ -98,7 +98,7 @@ struct DocWork {
     outline: Vec<crate::model::Heading>,
     chunks: Vec<crate::model::Chunk>,
     raw_links: Vec<markdown::RawLink>,
-    links: Vec<crate::model::Link>,
+    links: Vec<links::ResolvedLink>,
 }
 
 pub fn compile(config: &Config) -> Result<Output, Report> {
@@ -562,6 +562,7 @@ fn bake(
     // `skill://` reads carry the same `_meta` outline and chunk catalog.
     let mut skill_documents: HashMap<String, u32> = HashMap::new();
     let mut doc_items: Vec<store::Item> = Vec::with_capacity(docs.len());
+    let mut resolved_links: Vec<Vec<links::ResolvedLink>> = Vec::with_capacity(docs.len());
     for work in docs {
         if work.root == RootKind::Skills {
             skill_documents.insert(work.rel.clone(), documents.len() as u32);
@@ -580,6 +581,7 @@ fn bake(
             }
         };
         doc_items.push(item);
+        resolved_links.push(work.links);
         match work.kind {
             DocKind::Doc => totals.docs += 1,
             DocKind::Reference { .. } => totals.references += 1,
@@ -601,13 +603,48 @@ fn bake(
             version: work.hash.to_hex()[..12].to_owned(),
             outline: work.outline,
             chunks: work.chunks,
-            links: work.links,
+            links: Vec::new(),
             previous: Default::default(),
         });
     }
 
     for file in &mut model_files {
         file.document = skill_documents.get(&file.path).copied();
+    }
+
+    // Links name their target by index (its URI is the target's own).
+    let document_by_uri: HashMap<&str, u32> = documents
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.uri.as_str(), i as u32))
+        .collect();
+    let link_targets: Vec<Vec<crate::model::Link>> = resolved_links
+        .into_iter()
+        .map(|resolved| {
+            resolved
+                .into_iter()
+                .filter_map(|link| {
+                    let (base, fragment) = link.uri.split_once('#').unwrap_or((&link.uri, ""));
+                    let target = match document_by_uri.get(base) {
+                        Some(&d) => LinkTarget::Document(d),
+                        None => LinkTarget::File(
+                            model_files
+                                .binary_search_by(|f| f.uri.as_str().cmp(base))
+                                .ok()? as u32,
+                        ),
+                    };
+                    Some(crate::model::Link {
+                        target,
+                        fragment: fragment.to_owned(),
+                        text: link.text,
+                        href: link.href,
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    for (document, links) in documents.iter_mut().zip(link_targets) {
+        document.links = links;
     }
 
     // Skills.

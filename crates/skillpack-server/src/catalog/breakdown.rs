@@ -257,7 +257,7 @@ fn heading(h: &ArchivedHeading) -> usize {
 }
 
 fn link(l: &ArchivedLink) -> usize {
-    heap(&l.text) + heap(&l.href) + heap(&l.uri)
+    heap(&l.text) + heap(&l.href) + heap(&l.fragment)
 }
 
 fn release(r: &ArchivedEarlierRelease) -> usize {

@@ -575,7 +575,7 @@ fn document_result(
         value["links"] = document
             .links
             .iter()
-            .map(|l| json!({"text": l.text.as_str(), "uri": l.uri.as_str()}))
+            .map(|l| json!({"text": l.text.as_str(), "uri": catalog.archive().link_uri(l)}))
             .collect();
     }
     if as_uri.is_some() {

@@ -27,8 +27,8 @@ use crate::contract::{
     META_CHUNK, META_DOCUMENT, META_RESOURCE, META_SECTION, RESOURCES_PAGE_SIZE,
 };
 use crate::model::{
-    ArchivedDocKind, ArchivedDocument, ArchivedHeading, ArchivedPreviousChange, ArchivedSkill,
-    ArchivedStored, Target,
+    ArchivedCatalog, ArchivedDocKind, ArchivedDocument, ArchivedHeading, ArchivedPreviousChange,
+    ArchivedSkill, ArchivedStored, Target,
 };
 use crate::uri;
 
@@ -293,26 +293,27 @@ pub(crate) fn deferred_document(value: &Value) -> Option<u32> {
 
 fn document_meta_entry(document: u32, catalog: &Catalog, delivery: MetaDelivery) -> MetaObject {
     let value = match delivery {
-        MetaDelivery::Inline => document_meta(catalog.document(document)),
+        MetaDelivery::Inline => document_meta(catalog, catalog.document(document)),
         MetaDelivery::Deferred => Value::String(format!("{DEFERRED_PREFIX}{document}")),
     };
     meta(META_DOCUMENT, value)
 }
 
 /// `_meta["io.skillpack/document"]` of a document as a `serde_json` value.
-pub fn document_meta(document: &ArchivedDocument) -> Value {
+pub fn document_meta(catalog: &Catalog, document: &ArchivedDocument) -> Value {
     // Serialising plain strings and integers into a `Value` cannot fail.
-    serde_json::to_value(DocumentMeta(document)).unwrap_or_default()
+    serde_json::to_value(DocumentMeta(catalog.archive(), document)).unwrap_or_default()
 }
 
 /// `_meta["io.skillpack/document"]` of a document: uri, title, version, size, outline,
-/// chunk catalog, links. Serialised straight from the archive, without building values.
+/// chunk catalog, links. Serialised straight from the archive (the catalog's, for where
+/// links point), without building values.
 #[derive(Clone, Copy)]
-pub struct DocumentMeta<'a>(pub &'a ArchivedDocument);
+pub struct DocumentMeta<'a>(pub &'a ArchivedCatalog, pub &'a ArchivedDocument);
 
 impl Serialize for DocumentMeta<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let document = self.0;
+        let document = self.1;
         let doc_uri = document.uri.as_str();
         let mut map = serializer.serialize_struct("DocumentMeta", 8)?;
         map.serialize_field("uri", doc_uri)?;
@@ -321,7 +322,7 @@ impl Serialize for DocumentMeta<'_> {
         map.serialize_field("size", &document.content.len.to_native())?;
         map.serialize_field("outline", &Outline(document))?;
         map.serialize_field("chunks", &Chunks(document))?;
-        map.serialize_field("links", &Links(document))?;
+        map.serialize_field("links", &Links(self.0, document))?;
         // Only releases built against a previous one know what changed.
         if !matches!(document.previous, ArchivedPreviousChange::FirstRelease) {
             map.serialize_field("changes", &Changes(document))?;
@@ -434,14 +435,14 @@ struct ChunkEntry<'a> {
     size: u32,
 }
 
-struct Links<'a>(&'a ArchivedDocument);
+struct Links<'a>(&'a ArchivedCatalog, &'a ArchivedDocument);
 
 impl Serialize for Links<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.links.iter().map(|l| LinkEntry {
+        serializer.collect_seq(self.1.links.iter().map(|l| LinkEntry {
             text: l.text.as_str(),
             href: l.href.as_str(),
-            uri: l.uri.as_str(),
+            uri: self.0.link_uri(l),
         }))
     }
 }
@@ -450,7 +451,7 @@ impl Serialize for Links<'_> {
 struct LinkEntry<'a> {
     text: &'a str,
     href: &'a str,
-    uri: &'a str,
+    uri: String,
 }
 
 /// Serialises a `Display` value as a JSON string without an intermediate `String` where
