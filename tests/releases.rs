@@ -625,11 +625,27 @@ fn release_settings_are_checked() {
     assert_eq!(ok.release, "v1.2.0");
     assert_eq!(ok.epoch, Some(1_767_225_600));
     assert_eq!(ok.previous, Some(root.join("release/manifest.json")));
+    // SKILLPACK_RELEASE_DATE is the same date under a name only skillpack reads, and wins.
+    let both = config(&[
+        ("SKILLPACK_RELEASE_DATE", "1767312000"),
+        ("SOURCE_DATE_EPOCH", "1767225600"),
+    ])
+    .unwrap();
+    assert_eq!(both.epoch, Some(1_767_312_000));
+    let blank = config(&[
+        ("SKILLPACK_RELEASE_DATE", " "),
+        ("SOURCE_DATE_EPOCH", "1767225600"),
+    ])
+    .unwrap();
+    assert_eq!(blank.epoch, Some(1_767_225_600), "a blank value is unset");
+    assert_eq!(config(&[]).unwrap().epoch, None);
     for (key, value) in [
         ("SKILLPACK_RELEASE", "has space"),
         ("SKILLPACK_RELEASE", "a/b"),
         ("SOURCE_DATE_EPOCH", "yesterday"),
         ("SOURCE_DATE_EPOCH", "-5"),
+        ("SKILLPACK_RELEASE_DATE", "2026-01-01"),
+        ("SKILLPACK_RELEASE_DATE", "253402300800"),
     ] {
         let report = config(&[(key, value)]).expect_err(value);
         let line = report.diagnostics[0].to_string();
@@ -713,7 +729,7 @@ async fn three_real_binaries_over_stdio_and_http() {
             ("SKILLPACK_SKILLS_DIR", skills.to_str().unwrap()),
             ("SKILLPACK_DOCS_DIR", docs.to_str().unwrap()),
             ("SKILLPACK_RELEASE", label),
-            ("SOURCE_DATE_EPOCH", epoch.as_str()),
+            ("SKILLPACK_RELEASE_DATE", epoch.as_str()),
         ];
         if let Some(previous) = previous {
             env.push(("SKILLPACK_PREVIOUS", previous.to_str().unwrap()));

@@ -11,7 +11,7 @@ pub const MAX_CHUNK_BYTES: usize = 1024 * 1024;
 pub const DEFAULT_NAME: &str = "skillpack";
 
 /// Every environment variable that changes the build (for `rerun-if-env-changed`).
-pub const ENV_VARS: [&str; 8] = [
+pub const ENV_VARS: [&str; 9] = [
     "SKILLPACK_SKILLS_DIR",
     "SKILLPACK_DOCS_DIR",
     "SKILLPACK_NAME",
@@ -19,6 +19,7 @@ pub const ENV_VARS: [&str; 8] = [
     "SKILLPACK_CHUNK_BYTES",
     "SKILLPACK_PREVIOUS",
     "SKILLPACK_RELEASE",
+    "SKILLPACK_RELEASE_DATE",
     "SOURCE_DATE_EPOCH",
 ];
 
@@ -41,7 +42,8 @@ pub struct Config {
     pub previous: Option<PathBuf>,
     /// Release label (`SKILLPACK_RELEASE`), empty if unset.
     pub release: String,
-    /// Release date in seconds since the epoch (`SOURCE_DATE_EPOCH`); never the clock.
+    /// Release date in seconds since the epoch (`SKILLPACK_RELEASE_DATE`, else
+    /// `SOURCE_DATE_EPOCH`); never the clock.
     pub epoch: Option<u64>,
 }
 
@@ -182,22 +184,30 @@ impl Config {
             );
         }
 
-        let epoch = match var("SOURCE_DATE_EPOCH").as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some(value) => match value.parse::<u64>() {
+        // The release date. `SKILLPACK_RELEASE_DATE` first: the `cc` crate makes cargo
+        // rerun every C dependency's build script (zstd, mimalloc) when SOURCE_DATE_EPOCH
+        // changes, and recompile everything above them, minutes on 2 cores; a variable only
+        // this build script reads reruns only the content crate. Both mean the same.
+        let date_key = ["SKILLPACK_RELEASE_DATE", "SOURCE_DATE_EPOCH"]
+            .into_iter()
+            .find(|key| var(key).is_some_and(|v| !v.trim().is_empty()));
+        let epoch = date_key.and_then(|key| {
+            let value = var(key).unwrap_or_default();
+            let value = value.trim();
+            match value.parse::<u64>() {
                 // Dates past year 9999 cannot be written as YYYY-MM-DD.
                 Ok(seconds) if seconds < 253_402_300_800 => Some(seconds),
                 _ => {
                     report.error(
-                        "SOURCE_DATE_EPOCH",
+                        key,
                         None,
                         format!("`{}` is not a time in seconds since 1970-01-01 UTC", crate::uri::shorten(value)),
-                        "set it to a whole number of seconds, e.g. `SOURCE_DATE_EPOCH=$(git log -1 --format=%ct)`, or unset it",
+                        format!("set it to a whole number of seconds, e.g. `{key}=$(git log -1 --format=%ct)`, or unset it"),
                     );
                     None
                 }
-            },
-        };
+            }
+        });
 
         if report.has_errors() {
             return Err(report);
