@@ -156,7 +156,7 @@ async fn the_image_is_read_by_skopeo_and_umoci_and_its_root_serves_mcp() {
     assert_eq!(inspected["Os"], "linux");
     assert_eq!(
         inspected["Created"], "2026-12-01T00:00:00Z",
-        "from SOURCE_DATE_EPOCH"
+        "from the release date it was built with"
     );
     let labels = &inspected["Labels"];
     assert_eq!(labels["io.skillpack.fingerprint"], fingerprint.trim());

@@ -289,7 +289,7 @@ pub fn release_binary() -> PathBuf {
         "release",
         &[
             ("SKILLPACK_RELEASE", RELEASE_LABEL),
-            ("SOURCE_DATE_EPOCH", RELEASE_EPOCH),
+            ("SKILLPACK_RELEASE_DATE", RELEASE_EPOCH),
         ],
     )
     .unwrap_or_else(|e| panic!("building the release binary failed:\n{e}"))
