@@ -799,8 +799,9 @@ impl ArchivedSearchIndex {
             .unwrap_or_default()
     }
 
-    /// A passage's token table, decoded into `out`.
-    pub fn token_starts(&self, passage: &ArchivedPassage, out: &mut Vec<u32>) {
+    /// The first `count` entries of a passage's token table (at most all of them), decoded
+    /// into `out`.
+    pub fn token_starts(&self, passage: &ArchivedPassage, count: usize, out: &mut Vec<u32>) {
         let start = passage.tokens.to_native() as usize;
         let table = self
             .token_starts
@@ -809,7 +810,7 @@ impl ArchivedSearchIndex {
             .unwrap_or_default();
         crate::postings::read_token_starts(
             table,
-            passage.lengths[P_BODY].to_native() as usize,
+            count.min(passage.lengths[P_BODY].to_native() as usize),
             out,
         );
     }

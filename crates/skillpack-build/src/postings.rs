@@ -61,6 +61,17 @@ pub fn read_varint(data: &[u8], at: &mut usize) -> Option<u64> {
 /// Skip `n` varints from `at`: the position after them, or `None` past the end.
 #[inline]
 fn skip_varints(data: &[u8], mut at: usize, mut n: usize) -> Option<usize> {
+    // Eight bytes at a time while at least eight varints remain: a varint ends on each
+    // byte whose high bit is clear, and eight bytes cannot end more than eight of them.
+    // (Skipping the occurrences of a frequent word is most of walking its list.)
+    while n >= 8 {
+        let Some(chunk) = data.get(at..).and_then(|rest| rest.first_chunk::<8>()) else {
+            break;
+        };
+        let ends = !u64::from_le_bytes(*chunk) & 0x8080_8080_8080_8080;
+        n -= ends.count_ones() as usize;
+        at += 8;
+    }
     while n > 0 {
         let byte = *data.get(at)?;
         at += 1;
@@ -339,6 +350,8 @@ impl Nibbles<'_> {
 /// early on damaged data.
 pub fn read_token_starts(data: &[u8], count: usize, out: &mut Vec<u32>) {
     out.clear();
+    // A table has at least one nibble per entry: a damaged count cannot reserve more.
+    out.reserve(count.min(data.len() * 2));
     let mut at = 0usize;
     let nibble = |i: usize| -> Option<u32> {
         let byte = *data.get(i / 2)?;
@@ -350,6 +363,20 @@ pub fn read_token_starts(data: &[u8], count: usize, out: &mut Vec<u32>) {
     };
     let mut last = 0u32;
     while out.len() < count {
+        // Two small deltas in one byte, the common case, without the general path.
+        if at.is_multiple_of(2)
+            && out.len() + 2 <= count
+            && let Some(&byte) = data.get(at / 2)
+            && byte & 15 < 14
+            && byte >> 4 < 14
+        {
+            last = last.wrapping_add(u32::from(byte & 15));
+            out.push(last);
+            last = last.wrapping_add(u32::from(byte >> 4));
+            out.push(last);
+            at += 2;
+            continue;
+        }
         let Some(first) = nibble(at) else { return };
         at += 1;
         let delta = match first {
@@ -636,6 +663,56 @@ mod tests {
         assert_eq!(back, starts);
         read_token_starts(&out[1..], 3, &mut back);
         assert_eq!(back, starts[..3]);
+    }
+
+    #[test]
+    fn token_tables_decode_every_prefix() {
+        // Small deltas (two to a byte, the fast path) mixed with escapes, at odd and even
+        // nibble positions, read back at every length.
+        let mut starts = Vec::new();
+        let mut at = 0u32;
+        for i in 0..200u32 {
+            at += match i % 17 {
+                0 => 14,
+                5 => 300,
+                9 => 70_000,
+                _ => i % 13,
+            };
+            starts.push(at);
+        }
+        let mut out = Vec::new();
+        write_token_starts(&mut out, &starts);
+        let mut back = Vec::new();
+        for n in 0..=starts.len() + 3 {
+            read_token_starts(&out, n, &mut back);
+            assert_eq!(back, starts[..n.min(starts.len())], "first {n}");
+        }
+        for cut in 0..out.len() {
+            read_token_starts(&out[..cut], starts.len(), &mut back);
+            assert_eq!(back, starts[..back.len()], "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn skipping_varints_eight_bytes_at_a_time_lands_where_one_at_a_time_does() {
+        let mut data = Vec::new();
+        for i in 0..300u64 {
+            write_varint(
+                &mut data,
+                (i * 7919) % [1, 200, 20_000, 3_000_000][i as usize % 4],
+            );
+        }
+        for n in 0..=301 {
+            let mut at = 0;
+            let mut expected = Some(0);
+            for _ in 0..n {
+                expected = read_varint(&data, &mut at).map(|_| at);
+                if expected.is_none() {
+                    break;
+                }
+            }
+            assert_eq!(skip_varints(&data, 0, n), expected, "{n} varints");
+        }
     }
 
     #[test]

@@ -662,8 +662,18 @@ impl<'a> Index<'a> {
                     .unwrap_or_default(),
                 offsets: len & OFFSETS != 0,
             });
+        // The token table as far as the last occurrence whose block stores no offsets.
+        let needed = blocks
+            .iter()
+            .filter(|block| !block.offsets)
+            .filter_map(|&block| Occurrences::new(block).last())
+            .map(|o| o.position as usize + 1)
+            .max()
+            .unwrap_or(0);
         let mut token_starts = Vec::new();
-        self.archive.search.token_starts(passage, &mut token_starts);
+        self.archive
+            .search
+            .token_starts(passage, needed, &mut token_starts);
         let range = snippet::choose(query, &passage_text, start, &blocks, &token_starts);
         Hit {
             document,
@@ -729,9 +739,10 @@ fn add_passage_fields(
     let mut entry = cursor.passage;
     while let Some(e) = entry.filter(|e| e.passage < end) {
         frequencies[D_BODY] += e.tf[P_BODY];
-        if passages
-            .get(e.passage as usize)
-            .is_some_and(|p| p.opens_section)
+        if e.tf[P_HEADING] > 0
+            && passages
+                .get(e.passage as usize)
+                .is_some_and(|p| p.opens_section)
         {
             frequencies[D_HEADINGS] += e.tf[P_HEADING];
         }
