@@ -1,0 +1,101 @@
+//! Chunk read latency in-process, with and without the frame cache: compiles the given
+//! folders, then reads every chunk of every document through `catalog::Content` (what a
+//! chunk read decodes and copies, without a transport) for `--rounds` rounds after a first
+//! one, and prints p50, p90 and p99 (`docs/benchmarks.md`, "The compact archive").
+//!
+//! ```sh
+//! cargo run --release --example read_latency -- --skills DIR --docs DIR [--rounds 20] [--cache-mib N]
+//! ```
+//! `--cache-mib 0` decodes on every read, as `serve --cache-mib 0` does.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use skillpack_server::catalog::{Catalog, set_cache_bytes};
+use skillpack_server::compile::{self, Config};
+
+fn main() -> ExitCode {
+    let mut skills: Option<PathBuf> = None;
+    let mut docs: Option<PathBuf> = None;
+    let mut rounds = 20usize;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let value = args.next();
+        match (arg.as_str(), value) {
+            ("--skills", Some(v)) => skills = Some(v.into()),
+            ("--docs", Some(v)) => docs = Some(v.into()),
+            ("--rounds", Some(v)) if v.parse::<usize>().is_ok_and(|n| n > 0) => {
+                rounds = v.parse().unwrap_or(20)
+            }
+            ("--cache-mib", Some(v)) if v.parse::<u64>().is_ok() => {
+                set_cache_bytes(v.parse::<u64>().unwrap_or(64) * 1024 * 1024)
+            }
+            _ => {
+                eprintln!(
+                    "read_latency: bad argument {arg:?}; usage: [--skills DIR] [--docs DIR] \
+                     [--rounds N] [--cache-mib N]"
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let empty = std::env::temp_dir().join("skillpack-read-latency-empty");
+    if let Err(error) = std::fs::create_dir_all(&empty) {
+        eprintln!("read_latency: {}: {error}", empty.display());
+        return ExitCode::FAILURE;
+    }
+    let config = Config::for_dirs(
+        skills.unwrap_or_else(|| empty.clone()),
+        docs.unwrap_or(empty),
+    );
+    let output = match compile::compile(&config) {
+        Ok(output) => output,
+        Err(report) => {
+            let _ = skillpack_build::print_report(&report, &mut std::io::stderr());
+            return ExitCode::FAILURE;
+        }
+    };
+    let catalog = match Catalog::from_compiled(output) {
+        Ok(catalog) => catalog,
+        Err(error) => {
+            eprintln!("read_latency: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let archive = catalog.archive();
+    let content = catalog.content();
+    let mut nanos: Vec<u128> = Vec::new();
+    // Round 0 fills the cache (when there is one) and is not timed.
+    for round in 0..=rounds {
+        for document in archive.documents.iter() {
+            for chunk in document.chunks.iter() {
+                let range = chunk.start.to_native() as usize..chunk.end.to_native() as usize;
+                let started = Instant::now();
+                let text = content.text(&document.content, range);
+                let elapsed = started.elapsed().as_nanos();
+                if let Err(error) = text {
+                    eprintln!("read_latency: {}: {error}", document.uri);
+                    return ExitCode::FAILURE;
+                }
+                if round > 0 {
+                    nanos.push(elapsed);
+                }
+            }
+        }
+    }
+    if nanos.is_empty() {
+        eprintln!("read_latency: the catalog has no chunks");
+        return ExitCode::FAILURE;
+    }
+    nanos.sort_unstable();
+    let at = |q: usize| nanos[(nanos.len() * q / 100).min(nanos.len() - 1)] as f64 / 1000.0;
+    println!(
+        "{} chunk reads: p50 {:.2} µs, p90 {:.2} µs, p99 {:.2} µs",
+        nanos.len(),
+        at(50),
+        at(90),
+        at(99)
+    );
+    ExitCode::SUCCESS
+}
