@@ -10,8 +10,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use skillpack_server::catalog::{Catalog, breakdown};
-use skillpack_server::compile::{self, Config};
+use skillpack_server::catalog::breakdown;
+
+mod common;
 
 fn main() -> ExitCode {
     let mut skills: Option<PathBuf> = None;
@@ -31,26 +32,10 @@ fn main() -> ExitCode {
             }
         }
     }
-    let empty = tempfile_dir();
-    let config = Config::for_dirs(
-        skills.unwrap_or_else(|| empty.clone()),
-        docs.unwrap_or_else(|| empty.clone()),
-    );
-    let output = match compile::compile(&config) {
-        Ok(output) => output,
-        Err(report) => {
-            let _ = skillpack_build::print_report(&report, &mut std::io::stderr());
-            return ExitCode::FAILURE;
-        }
+    let Some(catalog) = common::compile_catalog("breakdown", skills, docs) else {
+        return ExitCode::FAILURE;
     };
-    let served = output.catalog.totals.content_bytes;
-    let catalog = match Catalog::from_compiled(output) {
-        Ok(catalog) => catalog,
-        Err(error) => {
-            eprintln!("breakdown: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let served = catalog.archive().totals.content_bytes.to_native();
     let sizes = breakdown::of(&catalog);
     if json {
         println!("{:#}", sizes.to_json(served));
@@ -58,12 +43,4 @@ fn main() -> ExitCode {
         print!("{}", sizes.table(served));
     }
     ExitCode::SUCCESS
-}
-
-/// An empty folder for a side that was not given.
-fn tempfile_dir() -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("skillpack-breakdown-empty-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    dir
 }

@@ -12,8 +12,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use skillpack_server::catalog::{Catalog, set_cache_bytes};
-use skillpack_server::compile::{self, Config};
+use skillpack_server::catalog::set_cache_bytes;
+
+mod common;
 
 fn main() -> ExitCode {
     let mut skills: Option<PathBuf> = None;
@@ -40,28 +41,8 @@ fn main() -> ExitCode {
             }
         }
     }
-    let empty = std::env::temp_dir().join("skillpack-read-latency-empty");
-    if let Err(error) = std::fs::create_dir_all(&empty) {
-        eprintln!("read_latency: {}: {error}", empty.display());
+    let Some(catalog) = common::compile_catalog("read_latency", skills, docs) else {
         return ExitCode::FAILURE;
-    }
-    let config = Config::for_dirs(
-        skills.unwrap_or_else(|| empty.clone()),
-        docs.unwrap_or(empty),
-    );
-    let output = match compile::compile(&config) {
-        Ok(output) => output,
-        Err(report) => {
-            let _ = skillpack_build::print_report(&report, &mut std::io::stderr());
-            return ExitCode::FAILURE;
-        }
-    };
-    let catalog = match Catalog::from_compiled(output) {
-        Ok(catalog) => catalog,
-        Err(error) => {
-            eprintln!("read_latency: {error}");
-            return ExitCode::FAILURE;
-        }
     };
     let archive = catalog.archive();
     let content = catalog.content();

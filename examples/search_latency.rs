@@ -17,9 +17,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use skillpack_server::catalog::Catalog;
-use skillpack_server::compile::{self, Config};
 use skillpack_server::search::{Index, Kind, Request};
+
+mod common;
 
 struct Options {
     skills: Option<PathBuf>,
@@ -79,28 +79,9 @@ fn main() -> ExitCode {
         .filter(|line| !line.is_empty() && !line.starts_with('#'))
         .filter_map(|line| line.split('\t').next())
         .collect();
-    let empty = std::env::temp_dir().join("skillpack-search-latency-empty");
-    if let Err(error) = std::fs::create_dir_all(&empty) {
-        eprintln!("search_latency: {}: {error}", empty.display());
+    let Some(catalog) = common::compile_catalog("search_latency", options.skills, options.docs)
+    else {
         return ExitCode::FAILURE;
-    }
-    let config = Config::for_dirs(
-        options.skills.unwrap_or_else(|| empty.clone()),
-        options.docs.unwrap_or(empty),
-    );
-    let output = match compile::compile(&config) {
-        Ok(output) => output,
-        Err(report) => {
-            let _ = skillpack_build::print_report(&report, &mut std::io::stderr());
-            return ExitCode::FAILURE;
-        }
-    };
-    let catalog = match Catalog::from_compiled(output) {
-        Ok(catalog) => catalog,
-        Err(error) => {
-            eprintln!("search_latency: {error}");
-            return ExitCode::FAILURE;
-        }
     };
     let index = Index::from(&catalog);
     let mut nanos: Vec<u128> = Vec::with_capacity(options.rounds * questions.len());
