@@ -395,9 +395,13 @@ fn frozen(root: &Path, options: &Options) -> Result<(), String> {
 }
 
 fn print_outline(index: &skillpack_server::search::Index<'_>) {
-    for document in index.archive.documents.iter() {
+    for (d, document) in index.archive.documents.iter().enumerate() {
         println!("{}\t{}", document.uri, document.title);
-        for h in document.outline.iter() {
+        let Ok(tables) = index.tables(d as u32) else {
+            println!("  (damaged tables)");
+            continue;
+        };
+        for h in tables.outline.iter() {
             println!(
                 "  {}{}\t#{}",
                 "  ".repeat(h.level as usize),
@@ -421,8 +425,9 @@ fn print_query(index: &skillpack_server::search::Index<'_>, query: &str, params:
     );
     for (i, hit) in results.hits.iter().enumerate() {
         let document = index.document(hit.document);
+        let tables = index.tables(hit.document).unwrap_or_default();
         let path: Vec<&str> = index
-            .heading_path(hit)
+            .heading_path(hit, &tables)
             .iter()
             .map(|h| h.text.as_str())
             .collect();
@@ -466,8 +471,9 @@ fn print_miss(index: &skillpack_server::search::Index<'_>, miss: &eval::Miss<'_>
     );
     for (i, hit) in miss.results.hits.iter().take(3).enumerate() {
         let document = index.document(hit.document);
+        let tables = index.tables(hit.document).unwrap_or_default();
         let path: Vec<&str> = index
-            .heading_path(hit)
+            .heading_path(hit, &tables)
             .iter()
             .map(|h| h.text.as_str())
             .collect();
@@ -507,11 +513,11 @@ fn dump(root: &Path, folder: &Path, params: &Params) -> Result<(), String> {
         };
         let index = eval::index(&archive_bytes, &content);
         let anchor = |document: u32, heading: u32| -> String {
-            let document = index.document(document);
-            document
-                .outline
-                .get(heading as usize)
-                .map_or(String::new(), |h| h.anchor.to_string())
+            index
+                .tables(document)
+                .ok()
+                .and_then(|t| Some(t.outline.get(heading as usize)?.anchor.clone()))
+                .unwrap_or_default()
         };
         let passages = index
             .archive
@@ -554,9 +560,12 @@ fn dump(root: &Path, folder: &Path, params: &Params) -> Result<(), String> {
                         .archive
                         .documents
                         .iter()
-                        .find(|d| d.uri == q.uri.as_str())
-                        .and_then(|d| d.outline.iter().find(|h| h.anchor == q.anchor.as_str()))
-                        .map(|h| [h.start.to_native(), h.end.to_native()]);
+                        .position(|d| d.uri == q.uri.as_str())
+                        .and_then(|d| index.tables(d as u32).ok())
+                        .and_then(|t| {
+                            let h = t.outline.iter().find(|h| h.anchor == q.anchor.as_str())?;
+                            Some([h.start, h.end])
+                        });
                     serde_json::json!({
                         "question": q.text,
                         "uri": q.uri,

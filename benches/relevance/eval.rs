@@ -427,12 +427,18 @@ pub fn evaluate_by<'q>(
                 q.text, q.uri
             ));
         };
-        let outline = index.document(expected).outline.as_slice();
+        let tables = index
+            .tables(expected)
+            .map_err(|damage| format!("{}: {damage}", q.uri))?;
         let section = if q.anchor.is_empty() {
             None
         } else {
-            match outline.iter().find(|h| h.anchor == q.anchor.as_str()) {
-                Some(h) => Some(h.start.to_native()..h.end.to_native()),
+            match tables
+                .outline
+                .iter()
+                .find(|h| h.anchor == q.anchor.as_str())
+            {
+                Some(h) => Some(h.start..h.end),
                 None => {
                     return Err(format!(
                         "{:?}: {} has no anchor #{}",
@@ -454,8 +460,8 @@ pub fn evaluate_by<'q>(
                 .position(|h| {
                     h.document == expected
                         && h.heading.is_some_and(|i| {
-                            let own = &outline[i as usize];
-                            range.start <= own.start.to_native() && own.end.to_native() <= range.end
+                            let own = &tables.outline[i as usize];
+                            range.start <= own.start && own.end <= range.end
                         })
                 })
                 .map(|r| r + 1)
@@ -508,12 +514,14 @@ pub fn check(index: &Index<'_>, questions: &[Question], with_kinds: bool) -> Vec
             .archive
             .documents
             .iter()
-            .find(|d| d.uri.as_str() == q.uri);
+            .position(|d| d.uri.as_str() == q.uri);
         match document {
             None => problems.push(format!("{:?}: no document {}", q.text, q.uri)),
             Some(d) => {
-                if !q.anchor.is_empty() && !d.outline.iter().any(|h| h.anchor == q.anchor.as_str())
-                {
+                let has_anchor = index
+                    .tables(d as u32)
+                    .is_ok_and(|t| t.outline.iter().any(|h| h.anchor == q.anchor.as_str()));
+                if !q.anchor.is_empty() && !has_anchor {
                     problems.push(format!(
                         "{:?}: {} has no anchor #{}",
                         q.text, q.uri, q.anchor

@@ -1,13 +1,16 @@
 //! The markdown scanner, outliner and chunker on arbitrary text and chunk sizes: never
 //! panic or hang; chunks concatenate back to the text exactly, on character boundaries,
 //! with unique ids, never cutting a code block, and over the size limit only for a code
-//! block; outline anchors are unique and their sections nest inside the text.
+//! block; outline anchors are unique and their sections nest inside the text; the outline
+//! and chunk table encode to document tables that decode back to them, and the tables cut
+//! short or with a byte flipped decode to an error, never a panic.
 #![no_main]
 
 use std::collections::HashSet;
 
 use libfuzzer_sys::fuzz_target;
 use skillpack_server::compile::{chunk, frontmatter, markdown};
+use skillpack_server::tables::{self, DocumentTables};
 
 fuzz_target!(|data: &[u8]| {
     let (max, text) = match data {
@@ -71,4 +74,20 @@ fuzz_target!(|data: &[u8]| {
         at = end;
     }
     assert_eq!(at, text.len());
+
+    let tables = DocumentTables {
+        outline,
+        chunks,
+        ..DocumentTables::default()
+    };
+    let len = text.len() as u32;
+    let mut bytes = Vec::new();
+    tables::encode(&tables, len, &mut bytes);
+    assert_eq!(tables::decode(&bytes, len).as_ref(), Ok(&tables));
+    let cut = max % bytes.len().max(1);
+    assert!(tables::decode(&bytes[..cut], len).is_err());
+    if let Some(byte) = bytes.get_mut(cut) {
+        *byte ^= (max as u8) | 1;
+        let _ = tables::decode(&bytes, len);
+    }
 });

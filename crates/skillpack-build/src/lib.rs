@@ -32,6 +32,7 @@ pub mod compile;
 pub mod contract;
 pub mod model;
 pub mod postings;
+pub mod tables;
 pub mod uri;
 
 pub use bake::{Bake, bake, check, print_report};

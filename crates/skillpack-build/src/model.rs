@@ -25,7 +25,8 @@ pub struct Span {
 
 /// Where a served file's bytes lie in the content store: `frame_count` consecutive frames
 /// from `first_frame`, which decode to `len` bytes in all. A document's frames are its
-/// chunks, in order; any other file is one frame per [`FILE_FRAME_BYTES`].
+/// text, cut at chunks past [`DOCUMENT_FRAME_BYTES`]; any other file is one frame per
+/// [`FILE_FRAME_BYTES`].
 #[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[rkyv(derive(Debug))]
 pub struct Stored {
@@ -33,6 +34,10 @@ pub struct Stored {
     pub frame_count: u32,
     pub len: u64,
 }
+
+/// A document's text is one frame, or several when it is longer than this: cut at the
+/// chunk boundaries that keep each frame within it (a longer chunk is a frame of its own).
+pub const DOCUMENT_FRAME_BYTES: usize = 64 * 1024;
 
 /// Files other than documents are cut into frames of at most this many bytes: a read
 /// decodes whole frames, and a larger frame compresses a little better.
@@ -260,12 +265,35 @@ pub struct Document {
     pub content: Stored,
     /// First 12 hex digits of the blake3 hash of the bytes.
     pub version: String,
+    /// Chunks in the document: listings show it without reading the chunk table.
+    pub chunk_count: u32,
+    /// Bytes of the document's tables ([`crate::tables`]: outline, chunk table, links,
+    /// `previous`), which end its last content frame, after its text. They are read with
+    /// the text, and compress against it.
+    pub tables: u32,
+    // The tables themselves: compiled here, baked into the content store, not the archive.
+    #[rkyv(with = rkyv::with::Skip)]
     pub outline: Vec<Heading>,
+    #[rkyv(with = rkyv::with::Skip)]
     pub chunks: Vec<Chunk>,
+    #[rkyv(with = rkyv::with::Skip)]
     pub links: Vec<Link>,
     /// What changed in this document since the previous release (its `_meta` says so, so
     /// that a client holding the previous release's sections knows which to keep).
+    #[rkyv(with = rkyv::with::Skip)]
     pub previous: PreviousChange,
+}
+
+impl Document {
+    /// The tables this document bakes into the content store.
+    pub fn tables(&self) -> crate::tables::DocumentTables {
+        crate::tables::DocumentTables {
+            outline: self.outline.clone(),
+            chunks: self.chunks.clone(),
+            links: self.links.clone(),
+            previous: self.previous.clone(),
+        }
+    }
 }
 
 /// A document against the previous release.
@@ -318,15 +346,6 @@ pub struct Chunk {
     pub end: u32,
     /// First 48 bits of the blake3 hash of the chunk's bytes ([`short_version`]).
     pub version: u64,
-}
-
-impl ArchivedDocument {
-    /// The heading a chunk shows: its outline heading's text, or the title.
-    pub fn chunk_heading(&self, chunk: &ArchivedChunk) -> &str {
-        self.outline
-            .get(chunk.heading.to_native() as usize)
-            .map_or(self.title.as_str(), |h| h.text.as_str())
-    }
 }
 
 impl Document {
@@ -393,6 +412,9 @@ pub struct Skill {
     pub files_end: u32,
     /// `skill://<path>/SKILL.md`.
     pub skill_md_uri: String,
+    /// What to call it in a listing: its SKILL.md's first top-level heading ("PDF
+    /// processing"), else the document's title (the frontmatter name).
+    pub title: String,
     /// First 12 hex digits of blake3 over the skill's (path, file hash) list.
     pub version: String,
     /// Sum of the sizes of the skill's files.
@@ -553,10 +575,11 @@ pub const SAME_RELEASE: u32 = u32::MAX;
 /// Rust source, so that rustc's work does not grow with the catalog.
 ///
 /// It stores no URI strings: a target determines its canonical URI (a document's `uri`, a
-/// chunk's document URI plus `/chunks/<id>`…), so a probe is confirmed against the entry it
-/// lands on ([`ArchivedCatalog::lookup`]). That keeps the index at a few bytes per URI —
-/// the chunk URIs alone would otherwise add ~100 bytes per chunk — and a lookup touches
-/// only the pages that the read then serves from anyway.
+/// file's…), so a probe is confirmed against the entry it lands on
+/// ([`ArchivedCatalog::lookup`]). That keeps the index at a few bytes per URI, and a
+/// lookup touches only the pages that the read then serves from anyway. Chunk URIs are not
+/// in it: a chunk is its document's URI plus `/chunks/<id>`, found in the document's chunk
+/// table once the document is (`cmd::lookup`), which the read decodes anyway.
 #[derive(Archive, Serialize, Debug, Default)]
 #[rkyv(derive(Debug))]
 pub struct UriIndex {
@@ -596,16 +619,10 @@ impl ArchivedUriIndex {
 
 impl ArchivedCatalog {
     /// The catalog URI a link resolves to.
-    pub fn link_uri(&self, link: &ArchivedLink) -> String {
+    pub fn link_uri(&self, link: &Link) -> String {
         let base = match link.target {
-            ArchivedLinkTarget::Document(d) => self
-                .documents
-                .get(d.to_native() as usize)
-                .map(|d| d.uri.as_str()),
-            ArchivedLinkTarget::File(f) => self
-                .files
-                .get(f.to_native() as usize)
-                .map(|f| f.uri.as_str()),
+            LinkTarget::Document(d) => self.documents.get(d as usize).map(|d| d.uri.as_str()),
+            LinkTarget::File(f) => self.files.get(f as usize).map(|f| f.uri.as_str()),
         }
         .unwrap_or_default();
         if link.fragment.is_empty() {
@@ -640,17 +657,6 @@ impl ArchivedCatalog {
                 .documents
                 .get(d.to_native() as usize)
                 .is_some_and(|document| document.uri == uri),
-            ArchivedTarget::Chunk { document, chunk } => self
-                .documents
-                .get(document.to_native() as usize)
-                .and_then(|document| {
-                    let chunk = document.chunks.get(chunk.to_native() as usize)?;
-                    let rest = uri
-                        .strip_prefix(document.uri.as_str())?
-                        .strip_prefix(uri::CHUNKS)?;
-                    Some(uri::is_encoded_segment(rest, &chunk.id))
-                })
-                .unwrap_or(false),
             ArchivedTarget::SkillFile(i) => self
                 .files
                 .get(i.to_native() as usize)
@@ -659,7 +665,7 @@ impl ArchivedCatalog {
                 .directories
                 .get(i.to_native() as usize)
                 .is_some_and(|directory| directory.uri == uri),
-            ArchivedTarget::Changes(_) => false,
+            ArchivedTarget::Chunk { .. } | ArchivedTarget::Changes(_) => false,
         }
     }
 }

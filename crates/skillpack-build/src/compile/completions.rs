@@ -70,6 +70,8 @@ mod tests {
             summary: String::new(),
             content: Stored::default(),
             version: String::new(),
+            chunk_count: 0,
+            tables: 0,
             outline: Vec::new(),
             chunks: Vec::new(),
             links: Vec::new(),

@@ -224,6 +224,27 @@ pub struct Anchors {
 }
 
 impl Anchors {
+    /// What [`Anchors::claim`] would hand out for `base` (with `first` 1), without
+    /// claiming it.
+    pub fn peek(&self, base: &str) -> String {
+        if !self.used.contains(base) {
+            return base.to_owned();
+        }
+        let mut next = self.next.get(base).copied().unwrap_or(1).max(1);
+        loop {
+            let candidate = format!("{base}-{next}");
+            if !self.used.contains(&candidate) {
+                return candidate;
+            }
+            next += 1;
+        }
+    }
+
+    /// Take `anchor` as it is (one handed out elsewhere: it was claimed from another base).
+    pub fn mark(&mut self, anchor: &str) {
+        self.used.insert(anchor.to_owned());
+    }
+
     /// `base`, or `base-N` for the smallest `N >= first` not yet used.
     pub fn claim(&mut self, base: &str, first: usize) -> String {
         if self.used.insert(base.to_owned()) {

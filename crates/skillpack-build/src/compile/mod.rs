@@ -72,6 +72,22 @@ impl Output {
         store::decode(&self.content, &self.catalog.store, stored)
     }
 
+    /// A document's tables (outline, chunk table, links, `previous`), decoded from the end
+    /// of its last content frame as the server decodes them.
+    pub fn tables(
+        &self,
+        document: &crate::model::Document,
+    ) -> std::io::Result<crate::tables::DocumentTables> {
+        let bytes = store::decode_tail(
+            &self.content,
+            &self.catalog.store,
+            document.content,
+            document.tables as usize,
+        )?;
+        crate::tables::decode(&bytes, document.content.len as u32)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    }
+
     /// The archive in a buffer aligned for reading it in place.
     pub fn archive(&self) -> rkyv::util::AlignedVec {
         rkyv::to_bytes::<rkyv::rancor::Error>(&self.catalog).unwrap_or_else(|error| {
@@ -601,6 +617,8 @@ fn bake(
                 ..Stored::default()
             },
             version: work.hash.to_hex()[..12].to_owned(),
+            chunk_count: work.chunks.len() as u32,
+            tables: 0,
             outline: work.outline,
             chunks: work.chunks,
             links: Vec::new(),
@@ -663,6 +681,13 @@ fn bake(
                 size += f.size;
             }
             let skill_md_rel = format!("{}/{}", s.dir, skills::SKILL_MD);
+            let document = &documents[doc_index[&skill_md_rel] as usize];
+            let title = document
+                .outline
+                .iter()
+                .find(|h| h.level == 1)
+                .map_or(&document.title, |h| &h.text)
+                .clone();
             Skill {
                 id: s.id.clone(),
                 path: s.dir.clone(),
@@ -682,6 +707,7 @@ fn bake(
                 files_start: start as u32,
                 files_end: end as u32,
                 skill_md_uri: uri::skill_file(&skill_md_rel),
+                title,
                 version: hasher.finalize().to_hex()[..12].to_owned(),
                 size,
                 record: Stored::default(),
@@ -751,6 +777,14 @@ fn bake(
     catalog.completions = completions::candidates(&catalog);
     catalog.startup = startup::facts(&catalog);
     drop(texts);
+
+    // Each document's tables end its last frame, after its text (`crate::tables`).
+    for (document, item) in catalog.documents.iter_mut().zip(&mut doc_items) {
+        let mut tables = Vec::new();
+        crate::tables::encode(&document.tables(), document.content.len as u32, &mut tables);
+        document.tables = tables.len() as u32;
+        *item = pending.with_tail(*item, &tables);
+    }
 
     // The pre-rendered JSON resources are served bytes like any file: in the store.
     let mut json =
@@ -863,17 +897,9 @@ fn uri_index(catalog: &Catalog) -> UriIndex {
     for (i, s) in catalog.skills.iter().enumerate() {
         entries.push((uri::skill_record(&s.id), Target::SkillRecord(i as u32)));
     }
+    // Chunks are not in it: a chunk URI resolves through its document's (`model::UriIndex`).
     for (d, doc) in catalog.documents.iter().enumerate() {
         entries.push((doc.uri.clone(), Target::Document(d as u32)));
-        for (c, chunk) in doc.chunks.iter().enumerate() {
-            entries.push((
-                uri::chunk(&doc.uri, &chunk.id),
-                Target::Chunk {
-                    document: d as u32,
-                    chunk: c as u32,
-                },
-            ));
-        }
     }
     for (i, f) in catalog.files.iter().enumerate() {
         entries.push((f.uri.clone(), Target::SkillFile(i as u32)));

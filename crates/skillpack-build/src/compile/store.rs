@@ -1,8 +1,8 @@
 //! The content store: every served file's bytes, as frames in one blob ([`ContentStore`]).
 //!
 //! Files are registered while the catalog is compiled ([`Pending::add`]: identical bytes
-//! once, cut where the reads will cut them: a document at its chunks, any other file every
-//! [`FILE_FRAME_BYTES`]); [`Pending::pack`] then compresses every frame at once:
+//! once, a document in one frame (cut at chunk boundaries past [`DOCUMENT_FRAME_BYTES`]),
+//! any other file every [`FILE_FRAME_BYTES`]); [`Pending::pack`] then compresses every frame at once:
 //!
 //! - Text frames are compressed with zstd and a dictionary trained on a sample of this
 //!   catalog's own text frames. A chunk alone is a few KiB, too little for a compressor
@@ -21,7 +21,9 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use crate::model::{Codec, ContentStore, FILE_FRAME_BYTES, Frame, Span, Stored};
+use crate::model::{
+    Codec, ContentStore, DOCUMENT_FRAME_BYTES, FILE_FRAME_BYTES, Frame, Span, Stored,
+};
 
 /// The compression level of text frames. With the dictionary, level 12 stores 5–12% fewer
 /// bytes than level 3 (built-in content 131.9 against 142.9 KB, the Rust book 408 against
@@ -42,6 +44,8 @@ const DICTIONARY_SHARE: usize = 32;
 /// and its frames use none).
 const DICTIONARY_MIN: usize = 4 * 1024;
 const DICTIONARY_MAX: usize = 112 * 1024;
+/// Samples handed to the trainer are pieces of frames of at most this many bytes.
+const TRAINING_PIECE: usize = 8 * 1024;
 /// At most this much text is sampled for training (every n-th text frame): training time
 /// grows with the sample, and a few MiB of a catalog teach what all of it would.
 const SAMPLE_MAX: usize = 2 * 1024 * 1024;
@@ -51,7 +55,10 @@ const SAMPLE_MAX: usize = 2 * 1024 * 1024;
 pub struct Item(u32);
 
 struct Registered {
+    /// The file's bytes, then its tail ([`Pending::with_tail`]).
     bytes: Vec<u8>,
+    /// Bytes of the file itself: `bytes` past it are the tail.
+    len: usize,
     /// Frame boundaries: ascending offsets inside `bytes`, the first 0.
     cuts: Vec<usize>,
     text: bool,
@@ -79,8 +86,9 @@ impl Packed {
 
 impl Pending {
     /// Register a file's bytes (stored once per distinct content: the first registration's
-    /// frame cuts win). `chunk_starts` are a document's chunk offsets (frames follow them);
-    /// empty for any other file. `text` selects the dictionary.
+    /// frame cuts win). `chunk_starts` are a document's chunk offsets: its frames are cut
+    /// at some of them ([`document_cuts`]); empty for any other file. `text` selects the
+    /// dictionary.
     pub fn add(
         &mut self,
         hash: blake3::Hash,
@@ -94,7 +102,7 @@ impl Pending {
         let mut cuts: Vec<usize> = if chunk_starts.is_empty() {
             (0..bytes.len().max(1)).step_by(FILE_FRAME_BYTES).collect()
         } else {
-            chunk_starts.to_vec()
+            document_cuts(chunk_starts, bytes.len())
         };
         cuts.retain(|&c| c < bytes.len());
         if cuts.first() != Some(&0) {
@@ -104,6 +112,7 @@ impl Pending {
         let item = Item(self.items.len() as u32);
         self.items.push(Registered {
             bytes: bytes.to_vec(),
+            len: bytes.len(),
             cuts,
             text,
         });
@@ -111,9 +120,34 @@ impl Pending {
         item
     }
 
-    /// The bytes of a registered item, before compression.
+    /// `item` with `tail` appended to its last frame: bytes stored and decoded with the
+    /// file's own but not part of it (a document's tables). The same item when it has no
+    /// tail yet or this one; another item holding the same file otherwise (two documents of
+    /// identical text with different tables).
+    pub fn with_tail(&mut self, item: Item, tail: &[u8]) -> Item {
+        let registered = &mut self.items[item.0 as usize];
+        if registered.bytes.len() == registered.len {
+            registered.bytes.extend_from_slice(tail);
+            return item;
+        }
+        if &registered.bytes[registered.len..] == tail {
+            return item;
+        }
+        let mut copy = Registered {
+            bytes: registered.bytes[..registered.len].to_vec(),
+            len: registered.len,
+            cuts: registered.cuts.clone(),
+            text: registered.text,
+        };
+        copy.bytes.extend_from_slice(tail);
+        self.items.push(copy);
+        Item(self.items.len() as u32 - 1)
+    }
+
+    /// The bytes of a registered item (without its tail), before compression.
     pub fn bytes(&self, item: Item) -> &[u8] {
-        &self.items[item.0 as usize].bytes
+        let registered = &self.items[item.0 as usize];
+        &registered.bytes[..registered.len]
     }
 
     /// Compress every frame and lay out the blob: the dictionary first, then each item's
@@ -178,7 +212,7 @@ impl Pending {
             stored.push(Stored {
                 first_frame: first,
                 frame_count: count,
-                len: item.bytes.len() as u64,
+                len: item.len as u64,
             });
             first += count;
         }
@@ -193,10 +227,55 @@ impl Pending {
     }
 }
 
+/// Where a document's frames start: at 0, then at the chunk start before which the frame
+/// would pass [`DOCUMENT_FRAME_BYTES`]. A whole document compresses better than its chunks
+/// one by one (each frame pays its own header and starts without context: the Rust book
+/// stored 338 against 408 KB, synth-10000 15.7 against 21.5 MB), and a chunk read decodes
+/// its frame once, then reads it from the cache; the bound keeps what one read decodes
+/// small in a very long document. A chunk longer than the bound is a frame of its own.
+fn document_cuts(chunk_starts: &[usize], len: usize) -> Vec<usize> {
+    let mut bounds: Vec<usize> = chunk_starts.iter().copied().filter(|&s| s < len).collect();
+    bounds.push(len);
+    let mut cuts = vec![0];
+    for pair in bounds.windows(2) {
+        let (start, end) = (pair[0], pair[1]);
+        let frame_start = *cuts.last().unwrap_or(&0);
+        if start > frame_start && end - frame_start > DOCUMENT_FRAME_BYTES {
+            cuts.push(start);
+        }
+    }
+    cuts
+}
+
 /// The bytes of `stored`, decoded from a packed blob (for tests and tools that hold a
 /// compiled [`super::Output`]; the server reads in place, frame by frame, with its own
 /// decoding contexts).
 pub fn decode(blob: &[u8], store: &ContentStore, stored: Stored) -> std::io::Result<Vec<u8>> {
+    let mut bytes = decode_frames(blob, store, stored)?;
+    // The last frame may end with a tail that is not the file's.
+    bytes.truncate(stored.len as usize);
+    Ok(bytes)
+}
+
+/// The last `len` bytes of `stored`'s frames: the tail [`Pending::with_tail`] appended.
+pub fn decode_tail(
+    blob: &[u8],
+    store: &ContentStore,
+    stored: Stored,
+    len: usize,
+) -> std::io::Result<Vec<u8>> {
+    let bytes = decode_frames(blob, store, stored)?;
+    match bytes.len().checked_sub(len) {
+        Some(start) if start >= stored.len as usize => Ok(bytes[start..].to_vec()),
+        _ => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the frames are shorter than the file and its tail",
+        )),
+    }
+}
+
+/// Every frame of `stored`, decoded and concatenated (its tail included).
+fn decode_frames(blob: &[u8], store: &ContentStore, stored: Stored) -> std::io::Result<Vec<u8>> {
     let damaged =
         |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
     let dictionary = blob
@@ -235,7 +314,13 @@ pub fn decode(blob: &[u8], store: &ContentStore, stored: Stored) -> std::io::Res
 /// A dictionary trained on `frames` (empty when there is too little text to train on, or
 /// training fails: the frames then compress without one).
 fn train<'a>(frames: impl Iterator<Item = &'a [u8]>) -> Vec<u8> {
-    let frames: Vec<&[u8]> = frames.filter(|f| !f.is_empty()).collect();
+    // The trainer learns from many samples of about the size of what is compressed with
+    // the dictionary's help, not from a few whole documents (with too few samples it
+    // fails): frames are cut into pieces for it.
+    let frames: Vec<&[u8]> = frames
+        .filter(|f| !f.is_empty())
+        .flat_map(|f| f.chunks(TRAINING_PIECE))
+        .collect();
     let total: usize = frames.iter().map(|f| f.len()).sum();
     let size = (total / DICTIONARY_SHARE).min(DICTIONARY_MAX);
     if size < DICTIONARY_MIN {
@@ -347,7 +432,15 @@ mod tests {
         let packed = pending.pack();
         assert!(packed.store.dictionary.len > 0, "enough text to train on");
         let d = packed.stored(doc);
-        assert_eq!(d.frame_count as usize, starts.len());
+        // About 200 KB of text: frames of at most DOCUMENT_FRAME_BYTES, cut at chunk starts.
+        let frames = &packed.store.frames[d.first_frame as usize..][..d.frame_count as usize];
+        assert_eq!(frames.len(), text.len().div_ceil(DOCUMENT_FRAME_BYTES));
+        let mut at = 0;
+        for frame in frames {
+            assert!(starts.contains(&at), "a frame starts at byte {at}");
+            assert!(frame.len as usize <= DOCUMENT_FRAME_BYTES);
+            at += frame.len as usize;
+        }
         assert_eq!(decode(&packed, d), text.as_bytes());
         assert_eq!(decode(&packed, packed.stored(binary)), image);
         assert_eq!(packed.stored(binary).frame_count, 2, "256 KiB frames");
@@ -357,6 +450,57 @@ mod tests {
         assert_eq!(codec(d.first_frame), Some(Codec::ZstdDictionary));
         assert_eq!(codec(packed.stored(binary).first_frame), Some(Codec::Raw));
         assert!(packed.blob.len() < text.len() / 4 + image.len() + 64 * 1024);
+    }
+
+    #[test]
+    fn a_tail_ends_the_last_frame_and_is_not_part_of_the_file() {
+        let mut pending = Pending::default();
+        let text = "# Doc\n\n".to_owned() + &"words of the document. ".repeat(5000);
+        let hash = blake3::hash(text.as_bytes());
+        let starts = [0, 60_000];
+        let item = pending.add(hash, text.as_bytes(), &starts, true);
+        let tail = b"the document's tables";
+        assert_eq!(pending.with_tail(item, tail), item);
+        assert_eq!(pending.with_tail(item, tail), item, "the same tail again");
+        // The same text with other tables: another item, which holds the text again.
+        let other = pending.with_tail(item, b"other tables");
+        assert_ne!(other, item);
+        assert_eq!(pending.bytes(other), text.as_bytes());
+        let packed = pending.pack();
+        for (item, tail) in [(item, &tail[..]), (other, &b"other tables"[..])] {
+            let stored = packed.stored(item);
+            assert_eq!(stored.len as usize, text.len());
+            assert_eq!(stored.frame_count, 2);
+            assert_eq!(decode(&packed, stored), text.as_bytes());
+            assert_eq!(
+                super::decode_tail(&packed.blob, &packed.store, stored, tail.len()).unwrap(),
+                tail
+            );
+            let last = packed.store.frames[(stored.first_frame + 1) as usize];
+            assert_eq!(last.len as usize, text.len() - 60_000 + tail.len());
+        }
+    }
+
+    #[test]
+    fn documents_are_cut_at_chunk_starts_only_past_the_frame_bound() {
+        let cap = DOCUMENT_FRAME_BYTES;
+        // A short document: one frame, whatever its chunks.
+        assert_eq!(document_cuts(&[0, 100, 5000], 9000), [0]);
+        // Chunks of a third of the bound: three to a frame.
+        let third = cap / 3;
+        let starts: Vec<usize> = (0..10).map(|i| i * third).collect();
+        assert_eq!(
+            document_cuts(&starts, 10 * third),
+            [0, 3 * third, 6 * third, 9 * third]
+        );
+        // A chunk longer than the bound is a frame of its own.
+        assert_eq!(
+            document_cuts(&[0, 10, 10 + 2 * cap], 20 + 2 * cap),
+            [0, 10, 10 + 2 * cap]
+        );
+        // Chunk starts past the end (none are, but bytes decide) and an empty document.
+        assert_eq!(document_cuts(&[0, 50], 40), [0]);
+        assert_eq!(document_cuts(&[0], 0), [0]);
     }
 
     #[test]

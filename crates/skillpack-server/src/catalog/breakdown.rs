@@ -11,18 +11,18 @@ use rkyv::string::ArchivedString;
 use rkyv::vec::ArchivedVec;
 
 use super::Catalog;
-use crate::model::{
-    ArchivedChangeSet, ArchivedDocument, ArchivedEarlierRelease, ArchivedHeading, ArchivedLink,
-    ArchivedPreviousChange,
-};
+use crate::model::{ArchivedChangeSet, ArchivedDocument, ArchivedEarlierRelease};
 use crate::postings::{DocumentCursor, PassageCursor};
 
 /// Bytes per component. Every field is a byte count.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Breakdown {
     /// Every served file's bytes as stored (identical files once; compressed frames and
-    /// the dictionary).
+    /// the dictionary), and the documents' tables at the end of their frames.
     pub content: usize,
+    /// Of `content`, before compression: the documents' tables (outlines, chunk tables,
+    /// links, `previous`; `crate::tables`), which compress with the text they follow.
+    pub document_tables: usize,
     /// The content store's frame table (where each frame lies, how it is stored).
     pub content_frames: usize,
     /// Search: the term dictionary (entries and their text).
@@ -38,11 +38,7 @@ pub struct Breakdown {
     pub search_document_postings: usize,
     /// Search: the passages and per-document statistics.
     pub search_passages: usize,
-    /// Document outlines (headings) and chunk tables.
-    pub outlines_chunks: usize,
-    /// Links between documents.
-    pub links: usize,
-    /// The rest of each document's record: URI, path, title, summary, versions.
+    /// Each document's record: URI, path, title, summary, version, where its tables lie.
     pub documents: usize,
     /// Skills, skill files and directories (without their pre-rendered JSON).
     pub skills_files: usize,
@@ -61,7 +57,7 @@ pub struct Breakdown {
 
 impl Breakdown {
     /// The archive's components: (name, bytes), in the order `info` prints them.
-    pub fn archive_parts(&self) -> [(&'static str, usize); 16] {
+    pub fn archive_parts(&self) -> [(&'static str, usize); 14] {
         [
             ("content frames", self.content_frames),
             ("search dictionary", self.search_dictionary),
@@ -70,8 +66,6 @@ impl Breakdown {
             ("search token tables", self.search_token_tables),
             ("search document postings", self.search_document_postings),
             ("search passages", self.search_passages),
-            ("outlines and chunk tables", self.outlines_chunks),
-            ("links", self.links),
             ("document records", self.documents),
             ("skills and files", self.skills_files),
             ("URI index", self.uri_index),
@@ -111,6 +105,7 @@ impl Breakdown {
             "total_bytes": self.total(),
             "ratio_to_served": self.ratio(served),
             "content_bytes": self.content,
+            "document_tables_bytes": self.document_tables,
             "archive_bytes": self.archive(),
             "archive": archive,
         })
@@ -126,8 +121,15 @@ impl Breakdown {
             self.ratio(served)
         );
         let parts = std::iter::once(("content", self.content)).chain(self.archive_parts());
-        for (name, bytes) in parts {
+        for (i, (name, bytes)) in parts.enumerate() {
             let _ = writeln!(out, "  {name:<28}{bytes:>12}  {:>5.1}%", share(bytes));
+            if i == 0 {
+                let _ = writeln!(
+                    out,
+                    "    of which document tables, before compression: {} bytes",
+                    self.document_tables
+                );
+            }
         }
         out
     }
@@ -180,10 +182,8 @@ pub fn of(catalog: &Catalog) -> Breakdown {
     // Documents.
     b.documents = items(&archive.documents);
     for d in archive.documents.iter() {
-        let (outline, links, record) = document(d);
-        b.outlines_chunks += outline;
-        b.links += links;
-        b.documents += record;
+        b.documents += document(d);
+        b.document_tables += d.tables.to_native() as usize;
     }
 
     // Skills, files, directories and their JSON.
@@ -196,6 +196,7 @@ pub fn of(catalog: &Catalog) -> Breakdown {
             + strings(&s.tags)
             + strings(&s.capabilities)
             + heap(&s.skill_md_uri)
+            + heap(&s.title)
             + heap(&s.version)
             + items(&s.references)
             + s.references.iter().map(|r| heap(&r.id)).sum::<usize>();
@@ -227,37 +228,14 @@ pub fn of(catalog: &Catalog) -> Breakdown {
     b
 }
 
-/// (outline and chunks, links, the rest) of one document, beyond its struct.
-fn document(d: &ArchivedDocument) -> (usize, usize, usize) {
-    let outline = items(&d.outline)
-        + d.outline.iter().map(heading).sum::<usize>()
-        + items(&d.chunks)
-        + d.chunks.iter().map(|c| heap(&c.id)).sum::<usize>();
-    let links = items(&d.links) + d.links.iter().map(link).sum::<usize>();
-    let previous = match &d.previous {
-        ArchivedPreviousChange::Changed {
-            added,
-            changed,
-            removed,
-        } => strings(added) + strings(changed) + strings(removed),
-        _ => 0,
-    };
-    let record = heap(&d.uri)
+/// What one document's record points to.
+fn document(d: &ArchivedDocument) -> usize {
+    heap(&d.uri)
         + heap(&d.path)
         + heap(&d.name)
         + heap(&d.title)
         + heap(&d.summary)
         + heap(&d.version)
-        + previous;
-    (outline, links, record)
-}
-
-fn heading(h: &ArchivedHeading) -> usize {
-    heap(&h.text) + heap(&h.anchor)
-}
-
-fn link(l: &ArchivedLink) -> usize {
-    heap(&l.text) + heap(&l.href) + heap(&l.fragment)
 }
 
 fn release(r: &ArchivedEarlierRelease) -> usize {
@@ -300,6 +278,10 @@ mod tests {
         let (archive, content) = catalog.embedded_bytes();
         assert_eq!(b.archive(), archive);
         assert_eq!(b.content, content);
+        assert!(
+            b.document_tables > 0 && b.document_tables < content * 4,
+            "{b:?}"
+        );
         for (name, bytes) in b.archive_parts() {
             if name != "history" {
                 assert!(bytes > 0, "{name} is empty: {b:?}");

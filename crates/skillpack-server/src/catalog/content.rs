@@ -28,6 +28,7 @@ use std::sync::{Arc, OnceLock};
 use zstd::zstd_safe::{DCtx, DDict};
 
 use crate::model::{ArchivedContentStore, ArchivedStored, Codec};
+use crate::tables::DocumentTables;
 
 /// The content store of one catalog: the blob, its frame table and the decoding state.
 #[derive(Clone, Copy)]
@@ -44,6 +45,7 @@ pub struct Content<'a> {
 pub struct Dictionary {
     prepared: OnceLock<Option<DDict<'static>>>,
     cache: OnceLock<Option<FrameCache>>,
+    tables: OnceLock<Option<TablesCache>>,
 }
 
 impl Dictionary {
@@ -51,11 +53,27 @@ impl Dictionary {
         Dictionary {
             prepared: OnceLock::new(),
             cache: OnceLock::new(),
+            tables: OnceLock::new(),
         }
     }
 }
 
 type FrameCache = quick_cache::sync::Cache<u32, Arc<[u8]>, ByLength>;
+type TablesCache = quick_cache::sync::Cache<u32, Arc<DocumentTables>, ByHeapSize>;
+
+/// Weighs decoded tables by the memory they hold.
+#[derive(Clone)]
+struct ByHeapSize;
+
+impl quick_cache::Weighter<u32, Arc<DocumentTables>> for ByHeapSize {
+    fn weight(&self, _document: &u32, tables: &Arc<DocumentTables>) -> u64 {
+        tables.heap_size().max(1) as u64
+    }
+}
+
+/// The share of the cache bound that decoded tables may hold (the rest is frames): a
+/// document's tables decode to about a tenth of its text.
+const TABLES_SHARE: u64 = 4;
 
 /// Weighs a decoded frame by its length.
 #[derive(Clone)]
@@ -76,8 +94,9 @@ static CACHE_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_CACHE_BYTES);
 /// Shards of the frame cache: enough for the few threads `serve --http` runs on.
 const CACHE_SHARDS: usize = 8;
 
-/// Bound the frame cache of every catalog read from now on (0: no cache, every read
-/// decodes). Set once, before serving: a cache already made keeps its bound.
+/// Bound the caches of every catalog read from now on (0: no cache, every read decodes):
+/// decoded frames, and decoded document tables within a quarter of it. Set once, before
+/// serving: a cache already made keeps its bound.
 pub fn set_cache_bytes(bytes: u64) {
     CACHE_BYTES.store(bytes, Ordering::Relaxed);
 }
@@ -95,6 +114,27 @@ impl Deref for Frame<'_> {
         match self {
             Frame::Borrowed(bytes) => bytes,
             Frame::Shared(bytes) => bytes,
+        }
+    }
+}
+
+/// Text in place ([`Content::view`]): a range of a decoded frame, or a copy when the range
+/// spans frames.
+pub struct View<'a> {
+    frame: Option<Frame<'a>>,
+    range: Range<usize>,
+    owned: String,
+}
+
+impl Deref for View<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match &self.frame {
+            // SAFETY: `Content::view` checked these bytes to be UTF-8, and neither the
+            // frame (immutable, shared or borrowed) nor the range changes after that.
+            Some(frame) => unsafe { std::str::from_utf8_unchecked(&frame[self.range.clone()]) },
+            None => &self.owned,
         }
     }
 }
@@ -190,6 +230,40 @@ impl<'a> Content<'a> {
         Ok(Cow::Owned(out.unwrap_or_default()))
     }
 
+    /// `range` of a stored file's text without copying it when it lies in one frame (the
+    /// frame is held, borrowed from the binary or shared with the cache), else assembled
+    /// as [`Content::read`] does: for a reader that only looks at the text (a search hit's
+    /// snippet).
+    pub fn view(&self, stored: &ArchivedStored, range: Range<usize>) -> Result<View<'a>, Damaged> {
+        let len = stored.len.to_native() as usize;
+        let end = range.end.min(len);
+        let start = range.start.min(end);
+        let first = stored.first_frame.to_native();
+        let count = stored.frame_count.to_native();
+        let mut at = 0usize;
+        for f in first..first.saturating_add(count) {
+            let frame_end = at + self.frame_len(f)?;
+            if start >= at && end <= frame_end && start < end {
+                let frame = self.frame(f)?;
+                let bytes = frame
+                    .get(start - at..end - at)
+                    .ok_or_else(|| damaged(f, "shorter than its length"))?;
+                std::str::from_utf8(bytes).map_err(|_| not_utf8(f))?;
+                return Ok(View {
+                    frame: Some(frame),
+                    range: start - at..end - at,
+                    owned: String::new(),
+                });
+            }
+            at = frame_end;
+        }
+        Ok(View {
+            frame: None,
+            range: 0..0,
+            owned: self.text(stored, start..end)?.into_owned(),
+        })
+    }
+
     /// [`Content::read`] as text. Documents are UTF-8 (checked at build time) and ranges
     /// fall on character boundaries (chunks, sections, passages); anything else is damage.
     pub fn text(
@@ -208,6 +282,47 @@ impl<'a> Content<'a> {
         }
     }
 
+    /// The document tables ([`crate::tables`]) that end `stored`'s last frame, `len` bytes
+    /// long, decoded through the tables cache under the key `document`.
+    pub fn tables(
+        &self,
+        document: u32,
+        stored: &ArchivedStored,
+        len: usize,
+    ) -> Result<Arc<DocumentTables>, Damaged> {
+        let cache = self.dictionary.tables.get_or_init(|| {
+            let bytes = CACHE_BYTES.load(Ordering::Relaxed) / TABLES_SHARE;
+            new_cache(bytes, 2048, ByHeapSize)
+        });
+        if let Some(hit) = cache.as_ref().and_then(|c| c.get(&document)) {
+            return Ok(hit);
+        }
+        let count = stored.frame_count.to_native();
+        let Some(last) = (stored.first_frame.to_native() + count)
+            .checked_sub(1)
+            .filter(|_| count > 0)
+        else {
+            return Err(damaged(
+                stored.first_frame.to_native(),
+                "a document without frames",
+            ));
+        };
+        let frame = self.frame(last)?;
+        let bytes = frame
+            .len()
+            .checked_sub(len)
+            .and_then(|start| frame.get(start..))
+            .ok_or_else(|| damaged(last, "shorter than the document's tables"))?;
+        let text_len = stored.len.to_native() as u32;
+        let tables = crate::tables::decode(bytes, text_len)
+            .map(Arc::new)
+            .map_err(|malformed| damaged(last, &malformed.to_string()))?;
+        if let Some(cache) = cache {
+            cache.insert(document, tables.clone());
+        }
+        Ok(tables)
+    }
+
     /// The decoded length of frame `f`.
     fn frame_len(&self, f: u32) -> Result<usize, Damaged> {
         self.store
@@ -221,25 +336,8 @@ impl<'a> Content<'a> {
     pub fn frame(&self, f: u32) -> Result<Frame<'a>, Damaged> {
         let cache = self.dictionary.cache.get_or_init(|| {
             let bytes = CACHE_BYTES.load(Ordering::Relaxed);
-            // About one entry per 4 KiB frame: the estimate only sizes the tables.
-            if bytes == 0 {
-                return None;
-            }
-            // A fixed number of shards: left to itself the cache would size them from
-            // `available_parallelism`, which reads cgroup files, and a read after
-            // start-up must touch no file (the sandbox refuses it; tests/zero_io.rs).
-            let options = quick_cache::OptionsBuilder::new()
-                .estimated_items_capacity((bytes / 4096).clamp(16, 1 << 20) as usize)
-                .weight_capacity(bytes)
-                .shards(CACHE_SHARDS)
-                .build()
-                .ok()?;
-            Some(FrameCache::with_options(
-                options,
-                ByLength,
-                Default::default(),
-                Default::default(),
-            ))
+            // About one entry per 8 KiB frame: the estimate only sizes the tables.
+            new_cache(bytes, 8192, ByLength)
         });
         if let Some(hit) = cache.as_ref().and_then(|c| c.get(&f)) {
             return Ok(Frame::Shared(hit));
@@ -319,6 +417,33 @@ impl<'a> Content<'a> {
             })
             .as_ref()
     }
+}
+
+/// A cache bounded by `bytes` of weight (`None` when 0: no cache), for entries of about
+/// `typical` bytes.
+fn new_cache<V: Clone, W: quick_cache::Weighter<u32, V> + Clone>(
+    bytes: u64,
+    typical: u64,
+    weighter: W,
+) -> Option<quick_cache::sync::Cache<u32, V, W>> {
+    if bytes == 0 {
+        return None;
+    }
+    // A fixed number of shards: left to itself the cache would size them from
+    // `available_parallelism`, which reads cgroup files, and a read after start-up must
+    // touch no file (the sandbox refuses it; tests/zero_io.rs).
+    let options = quick_cache::OptionsBuilder::new()
+        .estimated_items_capacity((bytes / typical).clamp(16, 1 << 20) as usize)
+        .weight_capacity(bytes)
+        .shards(CACHE_SHARDS)
+        .build()
+        .ok()?;
+    Some(quick_cache::sync::Cache::with_options(
+        options,
+        weighter,
+        Default::default(),
+        Default::default(),
+    ))
 }
 
 fn damaged(frame: u32, reason: &str) -> Damaged {

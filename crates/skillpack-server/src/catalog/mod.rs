@@ -7,13 +7,15 @@ pub mod breakdown;
 pub mod content;
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
-pub use content::{Content, Damaged, Dictionary, set_cache_bytes};
+pub use content::{Content, Damaged, Dictionary, View, set_cache_bytes};
 
 use crate::model::{
     ArchivedCatalog, ArchivedDocument, ArchivedSkill, ArchivedSkillFile, ArchivedStored,
     ArchivedTarget,
 };
+use crate::tables::DocumentTables;
 
 /// A handle on the catalog: a few references, free to copy.
 #[derive(Clone, Copy)]
@@ -96,9 +98,11 @@ impl Catalog {
     pub fn verify(&self) -> Result<(), String> {
         rkyv::access::<ArchivedCatalog, rkyv::rancor::Error>(self.archive_bytes)
             .map_err(|error| format!("the archive does not validate: {error}"))?;
-        for document in self.documents() {
+        for (index, document) in self.documents().iter().enumerate() {
             let bytes = self
                 .read(&document.content)
+                .map_err(|damage| format!("{}: {damage}", document.uri))?;
+            self.tables(index as u32)
                 .map_err(|damage| format!("{}: {damage}", document.uri))?;
             if blake3::hash(&bytes).to_hex()[..12] != *document.version.as_str() {
                 return Err(format!(
@@ -196,6 +200,8 @@ impl Catalog {
             .unwrap_or_default()
     }
 
+    /// The document at `index` (out of range is a bug of the caller's: indexes come from
+    /// the archive).
     pub fn document(&self, index: u32) -> &'static ArchivedDocument {
         &self.archive.documents[index as usize]
     }
@@ -227,15 +233,16 @@ impl Catalog {
         }
     }
 
-    /// What to call a skill in a listing: its SKILL.md's first top-level heading ("PDF
-    /// processing"), else its document title (the frontmatter name).
-    pub fn skill_title(&self, skill: &ArchivedSkill) -> &'static str {
-        let document = self.document(skill.document.to_native());
-        document
-            .outline
-            .iter()
-            .find(|h| h.level == 1)
-            .map_or(document.title.as_str(), |h| h.text.as_str())
+    /// A document's tables: its outline, chunk table, links and what changed since the
+    /// previous release, decoded from the end of its last content frame (with its text,
+    /// through the caches: a read that serves the text has decoded them already).
+    pub fn tables(&self, index: u32) -> Result<Arc<DocumentTables>, Damaged> {
+        let document = self.document(index);
+        self.content.tables(
+            index,
+            &document.content,
+            document.tables.to_native() as usize,
+        )
     }
 }
 
@@ -275,15 +282,6 @@ mod tests {
         }
         for (d, document) in catalog.documents().iter().enumerate() {
             uris.push((document.uri.to_string(), Target::Document(d as u32)));
-            for (c, chunk) in document.chunks.iter().enumerate() {
-                uris.push((
-                    crate::uri::chunk(&document.uri, &chunk.id),
-                    Target::Chunk {
-                        document: d as u32,
-                        chunk: c as u32,
-                    },
-                ));
-            }
         }
         for (i, file) in catalog.files().iter().enumerate() {
             uris.push((file.uri.to_string(), Target::SkillFile(i as u32)));

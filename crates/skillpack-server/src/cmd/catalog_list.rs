@@ -332,7 +332,7 @@ fn docs(catalog: &Catalog, prefix: Option<&str>) -> Vec<&'static ArchivedDocumen
 fn skill_record(catalog: &Catalog, skill: &'static ArchivedSkill) -> Value {
     json!({
         "id": skill.id.as_str(),
-        "title": catalog.skill_title(skill),
+        "title": skill.title.as_str(),
         "description": skill.description.as_str(),
         "tags": skill.tags.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
         "capabilities": skill.capabilities.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
@@ -351,7 +351,7 @@ fn doc_record(doc: &'static ArchivedDocument) -> Value {
         "title": doc.title.as_str(),
         "summary": doc.summary.as_str(),
         "size": doc.content.len.to_native(),
-        "chunks": doc.chunks.len(),
+        "chunks": doc.chunk_count.to_native(),
     })
 }
 

@@ -23,9 +23,10 @@ use crate::contract::{
     SUMMARY_CHUNKS_BYTES, SUMMARY_OUTLINE_BYTES, SUMMARY_TEXT_BYTES, TOOL_LIST, TOOL_READ,
 };
 use crate::model::{
-    ArchivedChunk, ArchivedDirectoryChild, ArchivedDocKind, ArchivedDocument, ArchivedHeading,
-    ArchivedSkill, ArchivedSkillFile, Target,
+    ArchivedDirectoryChild, ArchivedDocKind, ArchivedDocument, ArchivedSkill, ArchivedSkillFile,
+    Chunk, Heading, Target,
 };
+use crate::tables::DocumentTables;
 use crate::uri;
 
 pub const TOOL: ToolDef = ToolDef {
@@ -255,7 +256,7 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
             Resolved {
                 target: Target::Document(d),
                 heading: None,
-            } => Some(catalog.document(d)),
+            } => Some(d),
             Resolved {
                 target: Target::SkillFile(f),
                 ..
@@ -275,13 +276,12 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
             };
             return Err(args.invalid("chunk_id", chunk_id, reason));
         };
-        return match document
-            .chunks
-            .iter()
-            .position(|c| c.id.as_str() == chunk_id)
-        {
-            Some(index) => chunk_result(catalog, document, index),
-            None => Err(lookup::chunk_not_found(document, chunk_id).uri(raw)),
+        let tables = catalog.tables(document)?;
+        return match tables.chunk(chunk_id) {
+            Some((index, _)) => chunk_result(catalog, document, index as usize),
+            None => {
+                Err(lookup::chunk_not_found(catalog.document(document), &tables, chunk_id).uri(raw))
+            }
         };
     }
 
@@ -289,15 +289,15 @@ fn call(catalog: &Catalog, map: &JsonObject) -> Result<Value, CatalogError> {
         Resolved {
             target: Target::Document(d),
             heading: None,
-        } => document_result(catalog, catalog.document(d), None, full)?,
+        } => document_result(catalog, d, None, full)?,
         Resolved {
             target: Target::Document(d),
             heading: Some(heading),
-        } => section_result(catalog, catalog.document(d), heading, full)?,
+        } => section_result(catalog, d, heading, full)?,
         Resolved {
             target: Target::Chunk { document, chunk: c },
             ..
-        } => chunk_result(catalog, catalog.document(document), c as usize)?,
+        } => chunk_result(catalog, document, c as usize)?,
         Resolved {
             target: Target::Capabilities,
             ..
@@ -414,21 +414,25 @@ fn fit(items: impl Iterator<Item = Value>, budget: Option<usize>) -> Vec<Value> 
         .collect()
 }
 
-fn heading_entry(document: &ArchivedDocument, h: &ArchivedHeading) -> Value {
+fn heading_entry(document: &ArchivedDocument, h: &Heading) -> Value {
     json!({
         "level": h.level,
         "text": h.text.as_str(),
         "anchor": h.anchor.as_str(),
         "uri": uri::anchor(&document.uri, &h.anchor),
-        "size": h.end.to_native() - h.start.to_native(),
+        "size": h.end - h.start,
     })
 }
 
 /// The outline, as deep as the budget allows: every heading down to the deepest level
 /// that fits whole, then as many headings of the next level (in document order) as still
 /// fit. The result stays in document order.
-fn outline(document: &ArchivedDocument, budget: Option<usize>) -> Vec<Value> {
-    let entries: Vec<(u8, usize, Value)> = document
+fn outline(
+    document: &ArchivedDocument,
+    tables: &DocumentTables,
+    budget: Option<usize>,
+) -> Vec<Value> {
+    let entries: Vec<(u8, usize, Value)> = tables
         .outline
         .iter()
         .map(|h| {
@@ -472,12 +476,12 @@ fn outline(document: &ArchivedDocument, budget: Option<usize>) -> Vec<Value> {
 }
 
 /// One entry of a chunk catalog: id, uri, heading, size.
-fn chunk_entry(document: &ArchivedDocument, c: &ArchivedChunk) -> Value {
+fn chunk_entry(document: &ArchivedDocument, tables: &DocumentTables, c: &Chunk) -> Value {
     json!({
         "id": c.id.as_str(),
         "uri": uri::chunk(&document.uri, &c.id),
-        "heading": document.chunk_heading(c),
-        "size": c.end.to_native() - c.start.to_native(),
+        "heading": tables.chunk_heading(c, &document.title),
+        "size": c.end - c.start,
     })
 }
 
@@ -507,7 +511,7 @@ fn skill_info(
                     "uri": doc.uri.as_str(),
                     "title": doc.title.as_str(),
                     "size": doc.content.len.to_native(),
-                    "chunks": doc.chunks.len(),
+                    "chunks": doc.chunk_count.to_native(),
                 })
             }),
             budget,
@@ -522,13 +526,15 @@ fn skill_info(
 /// was asked for by, if any.
 fn document_result(
     catalog: &Catalog,
-    document: &ArchivedDocument,
+    index: u32,
     as_uri: Option<&str>,
     full: bool,
 ) -> Result<Value, CatalogError> {
+    let document = catalog.document(index);
+    let tables = catalog.tables(index)?;
     let budget = |bytes: usize| (!full).then_some(bytes);
     let size = document.content.len.to_native() as usize;
-    let chunks = document.chunks.as_slice();
+    let chunks = tables.chunks.as_slice();
     // A summary's text: the whole document when it is one chunk (cut to the budget should
     // that chunk be larger) or no larger than an outline would be; otherwise none, and the
     // outline, with every section's size and URI, says which one part to read.
@@ -556,10 +562,10 @@ fn document_result(
         "size": size,
         "version": document.version.as_str(),
         "truncated": shown < size,
-        "outline": outline(document, budget(SUMMARY_OUTLINE_BYTES)),
-        "outline_total": document.outline.len(),
+        "outline": outline(document, &tables, budget(SUMMARY_OUTLINE_BYTES)),
+        "outline_total": tables.outline.len(),
         "chunks_total": chunks.len(),
-        "links_total": document.links.len(),
+        "links_total": tables.links.len(),
     });
     if let Some(text) = text {
         value["text"] = text.into();
@@ -567,12 +573,12 @@ fn document_result(
     // The chunk catalog and the links repeat what the outline and the text say; a summary
     // leaves them to detail "full".
     if full {
-        value["chunks"] = document
+        value["chunks"] = tables
             .chunks
             .iter()
-            .map(|c| chunk_entry(document, c))
+            .map(|c| chunk_entry(document, &tables, c))
             .collect();
-        value["links"] = document
+        value["links"] = tables
             .links
             .iter()
             .map(|l| json!({"text": l.text.as_str(), "uri": catalog.archive().link_uri(l)}))
@@ -611,19 +617,17 @@ fn document_result(
     Ok(value)
 }
 
-fn chunk_result(
-    catalog: &Catalog,
-    document: &ArchivedDocument,
-    index: usize,
-) -> Result<Value, CatalogError> {
-    let chunks = document.chunks.as_slice();
+fn chunk_result(catalog: &Catalog, document: u32, index: usize) -> Result<Value, CatalogError> {
+    let tables = catalog.tables(document)?;
+    let document = catalog.document(document);
+    let chunks = tables.chunks.as_slice();
     let chunk = &chunks[index];
     let neighbour = |i: Option<usize>| {
         i.and_then(|i| chunks.get(i))
             .map(|c| uri::chunk(&document.uri, &c.id))
     };
     let next = neighbour(Some(index + 1));
-    let text = catalog.text_range(document, chunk.start.to_native(), chunk.end.to_native())?;
+    let text = catalog.text_range(document, chunk.start, chunk.end)?;
     let mut value = json!({
         "uri": uri::chunk(&document.uri, &chunk.id),
         "kind": "chunk",
@@ -639,7 +643,7 @@ fn chunk_result(
             "id": chunk.id.as_str(),
             "index": index + 1,
             "count": chunks.len(),
-            "heading": document.chunk_heading(chunk),
+            "heading": tables.chunk_heading(chunk, &document.title),
         },
         "prev_chunk_uri": neighbour(index.checked_sub(1)),
         "next_chunk_uri": next,
@@ -658,11 +662,14 @@ fn chunk_result(
 
 fn section_result(
     catalog: &Catalog,
-    document: &ArchivedDocument,
-    heading: &ArchivedHeading,
+    index: u32,
+    heading: u32,
     full: bool,
 ) -> Result<Value, CatalogError> {
-    let (start, end) = (heading.start.to_native(), heading.end.to_native());
+    let tables = catalog.tables(index)?;
+    let document = catalog.document(index);
+    let heading = &tables.outline[heading as usize];
+    let (start, end) = (heading.start, heading.end);
     let whole = catalog.text_range(document, start, end)?;
     let whole = whole.as_ref();
     let text = if full {
@@ -670,11 +677,11 @@ fn section_result(
     } else {
         cut(whole, SUMMARY_WHOLE_BYTES)
     };
-    let covering: Vec<Value> = document
+    let covering: Vec<Value> = tables
         .chunks
         .iter()
-        .filter(|c| c.start.to_native() < end && c.end.to_native() > start)
-        .map(|c| chunk_entry(document, c))
+        .filter(|c| c.start < end && c.end > start)
+        .map(|c| chunk_entry(document, &tables, c))
         .collect();
     let total = covering.len();
     let mut value = json!({
@@ -740,7 +747,7 @@ fn catalog_json(uri: &str, title: &str, json: &str, full: bool, paging: Option<S
 }
 
 /// The catalog document a `skill://` file is, if it is a skill's SKILL.md or reference.
-fn file_document(catalog: &Catalog, file: &ArchivedSkillFile) -> Option<&'static ArchivedDocument> {
+fn file_document(catalog: &Catalog, file: &ArchivedSkillFile) -> Option<u32> {
     let skill: &ArchivedSkill = catalog
         .skills()
         .iter()
@@ -752,15 +759,15 @@ fn file_document(catalog: &Catalog, file: &ArchivedSkillFile) -> Option<&'static
         })
         .max_by_key(|s| s.path.len())?;
     let relative = &file.path.as_str()[skill.path.len() + 1..];
-    let document = catalog.document(skill.document.to_native());
-    if relative == document.path.as_str() {
+    let document = skill.document.to_native();
+    if relative == catalog.document(document).path.as_str() {
         return Some(document);
     }
     skill
         .references
         .iter()
-        .map(|r| catalog.document(r.document.to_native()))
-        .find(|d| d.path.as_str() == relative)
+        .map(|r| r.document.to_native())
+        .find(|&d| catalog.document(d).path.as_str() == relative)
 }
 
 fn skill_file(

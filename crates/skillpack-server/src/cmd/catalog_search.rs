@@ -359,8 +359,9 @@ fn hit_json(
     carries: bool,
 ) -> Result<Value, CatalogError> {
     let document = index.document(hit.document);
-    let chunk = &document.chunks[hit.chunk as usize];
-    let path = index.heading_path(hit);
+    let tables = index.tables(hit.document)?;
+    let chunk = &tables.chunks[hit.chunk as usize];
+    let path = index.heading_path(hit, &tables);
     let snippet = index.text_range(document, hit.snippet.clone())?;
     let mut out = Map::new();
     out.insert("rank".into(), rank.into());
@@ -369,15 +370,12 @@ fn hit_json(
         "chunk_uri".into(),
         uri::chunk(&document.uri, &chunk.id).into(),
     );
-    out.insert(
-        "chunk_size".into(),
-        (chunk.end.to_native() - chunk.start.to_native()).into(),
-    );
+    out.insert("chunk_size".into(), (chunk.end - chunk.start).into());
     let own = path.last();
     let (section_uri, section) = match own {
         Some(h) => (
             uri::anchor(&document.uri, &h.anchor),
-            u64::from(h.start.to_native())..u64::from(h.end.to_native()),
+            u64::from(h.start)..u64::from(h.end),
         ),
         None => (
             document.uri.to_string(),

@@ -269,10 +269,10 @@ fn section_uri(catalog: &Catalog, document_uri: &str, anchor: &str) -> String {
     }
     match catalog.lookup(document_uri) {
         Some(ArchivedTarget::Document(d)) => catalog
-            .document(d.to_native())
-            .chunks
-            .first()
-            .map_or(document_uri.to_owned(), |c| uri::chunk(document_uri, &c.id)),
+            .tables(d.to_native())
+            .ok()
+            .and_then(|tables| Some(uri::chunk(document_uri, &tables.chunks.first()?.id)))
+            .unwrap_or_else(|| document_uri.to_owned()),
         _ => document_uri.to_owned(),
     }
 }
@@ -518,14 +518,17 @@ pub fn manifest(catalog: &Catalog) -> Result<Manifest, crate::catalog::Damaged> 
     let documents = catalog
         .documents()
         .iter()
-        .map(|d| {
+        .enumerate()
+        .map(|(i, d)| {
             let text = catalog.read(&d.content)?;
             let text = text.as_ref();
+            let tables = catalog.tables(i as u32)?;
             let own = history::own_sections(
                 text,
-                d.outline
+                tables
+                    .outline
                     .iter()
-                    .map(|h| (h.anchor.as_str(), u64::from(h.start.to_native()))),
+                    .map(|h| (h.anchor.as_str(), u64::from(h.start))),
             );
             let (kind, skill) = match d.kind {
                 ArchivedDocKind::Skill { skill } => ("skill", skill_id(skill.to_native())),
@@ -543,16 +546,16 @@ pub fn manifest(catalog: &Catalog) -> Result<Manifest, crate::catalog::Damaged> 
                 hash: format!("blake3:{}", blake3::hash(text).to_hex()),
                 size: d.content.len.to_native(),
                 intro: own[0].1.clone(),
-                sections: d
+                sections: tables
                     .outline
                     .iter()
                     .zip(&own[1..])
                     .map(|(h, (_, own))| ManifestSection {
                         anchor: h.anchor.to_string(),
                         level: h.level,
-                        version: version_hex(h.version.to_native()),
+                        version: version_hex(h.version),
                         own: own.clone(),
-                        size: u64::from(h.end.to_native() - h.start.to_native()),
+                        size: u64::from(h.end - h.start),
                     })
                     .collect(),
             })

@@ -20,7 +20,7 @@ use super::prompts;
 use super::suggest::{Context, empty, prefix_scan, rank, skill_ids};
 use crate::catalog::Catalog;
 use crate::contract;
-use crate::model::{ArchivedDocument, ArchivedTarget};
+use crate::model::ArchivedTarget;
 use crate::uri;
 
 pub fn complete(catalog: &Catalog, request: &CompleteRequestParams) -> CompletionInfo {
@@ -67,19 +67,19 @@ fn template(
         "path" => doc_paths(catalog, value),
         "since" => changes::complete_since(catalog, value),
         "chunk_id" => match template_document(catalog, template.uri_template, context) {
-            Some(document) => rank(
+            Some(tables) => rank(
                 value,
-                prefix_scan(value, document.chunks.iter().map(|c| c.id.as_str())),
-                document.chunks.iter().map(|c| c.id.as_str()),
+                prefix_scan(value, tables.chunks.iter().map(|c| c.id.as_str())),
+                tables.chunks.iter().map(|c| c.id.as_str()),
                 false,
             ),
             None => empty(),
         },
         "anchor" => match template_document(catalog, template.uri_template, context) {
-            Some(document) => rank(
+            Some(tables) => rank(
                 value,
-                prefix_scan(value, document.outline.iter().map(|h| h.anchor.as_str())),
-                document.outline.iter().map(|h| h.anchor.as_str()),
+                prefix_scan(value, tables.outline.iter().map(|h| h.anchor.as_str())),
+                tables.outline.iter().map(|h| h.anchor.as_str()),
                 false,
             ),
             None => empty(),
@@ -88,13 +88,14 @@ fn template(
     }
 }
 
-/// The document a chunk or section template points at, named by the template's other
-/// variables in the context: `skill_id` (+ `ref_id`) for skill templates, `path` for docs.
+/// The tables of the document a chunk or section template points at, named by the
+/// template's other variables in the context: `skill_id` (+ `ref_id`) for skill templates,
+/// `path` for docs. A damaged document completes to nothing (its reads say why).
 fn template_document(
     catalog: &Catalog,
     uri_template: &str,
     context: Context<'_>,
-) -> Option<&'static ArchivedDocument> {
+) -> Option<std::sync::Arc<crate::tables::DocumentTables>> {
     let document_uri = if uri_template.contains("{ref_id}") {
         uri::reference(context.get("skill_id")?, context.get("ref_id")?)
     } else if uri_template.contains("{skill_id}") {
@@ -105,7 +106,7 @@ fn template_document(
         return None;
     };
     match catalog.lookup(&document_uri)? {
-        ArchivedTarget::Document(index) => Some(catalog.document(index.to_native())),
+        ArchivedTarget::Document(index) => catalog.tables(index.to_native()).ok(),
         _ => None,
     }
 }

@@ -165,7 +165,12 @@ pub fn find_skill(catalog: &Catalog, task: &str) -> GetPromptResult {
             let skill = catalog.skill(m.skill);
             let document = catalog.document(skill.document.to_native());
             let matched = index.document(m.hit.document);
-            let path = index.heading_path(&m.hit);
+            // A damaged document names no section; reading it reports the damage.
+            let tables = index.tables(m.hit.document).ok();
+            let path = tables
+                .as_deref()
+                .map(|tables| index.heading_path(&m.hit, tables))
+                .unwrap_or_default();
             let section = match path.last() {
                 Some(h) => uri::anchor(&matched.uri, &h.anchor),
                 None => matched.uri.to_string(),
@@ -180,7 +185,7 @@ pub fn find_skill(catalog: &Catalog, task: &str) -> GetPromptResult {
                 "\n{}. `{}` ({})\n   {}\n   document: {}\n   record: {}\n   best match: {} ({})\n",
                 i + 1,
                 skill.id,
-                catalog.skill_title(skill),
+                skill.title.as_str(),
                 first_sentences(&skill.description, DESCRIPTION_CHARS),
                 document.uri,
                 uri::skill_record(&skill.id),

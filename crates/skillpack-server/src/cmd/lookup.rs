@@ -7,15 +7,16 @@ use super::errors::{
     CANDIDATES, CatalogError, Code, FULL_SCAN, Repair, did_you_mean, did_you_mean_sorted,
 };
 use crate::catalog::Catalog;
-use crate::model::{ArchivedDocument, ArchivedHeading, ArchivedSkill, ArchivedTarget, Target};
+use crate::model::{ArchivedDocument, ArchivedSkill, ArchivedTarget, Target};
+use crate::tables::DocumentTables;
 use crate::uri::{self, Family, UriError};
 
 /// A URI resolved to a catalog entry.
 #[derive(Debug, Clone, Copy)]
 pub struct Resolved {
     pub target: Target,
-    /// The heading a `#anchor` names, for document targets.
-    pub heading: Option<&'static ArchivedHeading>,
+    /// The heading a `#anchor` names (its outline index), for document targets.
+    pub heading: Option<u32>,
 }
 
 pub fn resolve(catalog: &Catalog, raw: &str) -> Result<Resolved, CatalogError> {
@@ -53,6 +54,22 @@ pub fn resolve(catalog: &Catalog, raw: &str) -> Result<Resolved, CatalogError> {
     if let Some(target) = catalog.lookup(&canonical) {
         return attach_anchor(catalog, raw, native(target), parsed.anchor.as_deref());
     }
+    // A chunk: its document's URI, then the id in the document's chunk table.
+    if let Some(chunk_id) = parsed.chunk.as_deref()
+        && let Some(ArchivedTarget::Document(index)) = catalog.lookup(&parsed.base())
+    {
+        let document = index.to_native();
+        if let Some((chunk, _)) = catalog.tables(document)?.chunk(chunk_id) {
+            let target = Target::Chunk { document, chunk };
+            if parsed.anchor.is_some() {
+                return attach_anchor(catalog, raw, target, parsed.anchor.as_deref());
+            }
+            return Ok(Resolved {
+                target,
+                heading: None,
+            });
+        }
+    }
     Err(not_found(
         catalog,
         raw,
@@ -83,19 +100,16 @@ fn attach_anchor(
         .uri(raw));
     };
     let document = catalog.document(index);
-    match document
-        .outline
-        .iter()
-        .find(|h| h.anchor.as_str() == anchor)
-    {
-        Some(heading) => Ok(Resolved {
+    let tables = catalog.tables(index)?;
+    match tables.heading(anchor) {
+        Some((heading, _)) => Ok(Resolved {
             target,
             heading: Some(heading),
         }),
         None => {
             let candidates = did_you_mean(
                 anchor,
-                document.outline.iter().map(|h| h.anchor.as_str()),
+                tables.outline.iter().map(|h| h.anchor.as_str()),
                 CANDIDATES,
             );
             let repair = match candidates.first() {
@@ -250,8 +264,12 @@ fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>)
     if let Some(chunk_id) = chunk
         && let Some(ArchivedTarget::Document(index)) = catalog.lookup(&family.canonical())
     {
-        let document = catalog.document(index.to_native());
-        return chunk_not_found(document, chunk_id).uri(raw);
+        let index = index.to_native();
+        let document = catalog.document(index);
+        return match catalog.tables(index) {
+            Ok(tables) => chunk_not_found(document, &tables, chunk_id).uri(raw),
+            Err(damaged) => CatalogError::from(damaged).uri(raw),
+        };
     }
     match family {
         Family::SkillRecord { skill_id } | Family::SkillDocument { skill_id } => {
@@ -417,10 +435,14 @@ fn skill_path_not_found(catalog: &Catalog, raw: &str, path: &str) -> CatalogErro
 
 /// A chunk id the document does not have; the repair reads the closest chunk, or the
 /// document's summary (which lists every chunk).
-pub fn chunk_not_found(document: &ArchivedDocument, chunk_id: &str) -> CatalogError {
+pub fn chunk_not_found(
+    document: &ArchivedDocument,
+    tables: &DocumentTables,
+    chunk_id: &str,
+) -> CatalogError {
     let candidates = did_you_mean(
         chunk_id,
-        document.chunks.iter().map(|c| c.id.as_str()),
+        tables.chunks.iter().map(|c| c.id.as_str()),
         CANDIDATES,
     );
     let repair = match candidates.first() {
@@ -446,7 +468,7 @@ pub fn chunk_not_found(document: &ArchivedDocument, chunk_id: &str) -> CatalogEr
     .field("chunk_id", chunk_id)
     .reason(format!(
         "this document has {} chunk(s); its chunk catalog (catalog_read of the document with detail \"full\", or _meta of resources/read) lists their ids",
-        document.chunks.len()
+        tables.chunks.len()
     ))
     .candidates(candidates)
     .repair(repair)

@@ -51,7 +51,7 @@ pub fn list(catalog: &Catalog, cursor: Option<&str>) -> Result<ListPromptsResult
     let prompts = (start..end)
         .map(|i| match PROMPTS.get(i) {
             Some(def) => (def.definition)(catalog),
-            None => use_skill::skill_prompt(catalog, catalog.skill((i - PROMPTS.len()) as u32)),
+            None => use_skill::skill_prompt(catalog.skill((i - PROMPTS.len()) as u32)),
         })
         .collect();
     let mut result = ListPromptsResult::with_all_items(prompts);

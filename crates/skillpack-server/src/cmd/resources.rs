@@ -27,9 +27,10 @@ use crate::contract::{
     META_CHUNK, META_DOCUMENT, META_RESOURCE, META_SECTION, RESOURCES_PAGE_SIZE,
 };
 use crate::model::{
-    ArchivedCatalog, ArchivedDocKind, ArchivedDocument, ArchivedHeading, ArchivedPreviousChange,
-    ArchivedSkill, ArchivedStored, Target,
+    ArchivedCatalog, ArchivedDocKind, ArchivedDocument, ArchivedSkill, ArchivedStored,
+    PreviousChange, Target,
 };
+use crate::tables::DocumentTables;
 use crate::uri;
 
 const LISTING: &str = "resources";
@@ -82,7 +83,7 @@ fn entry(catalog: &Catalog, index: usize) -> Resource {
                     "kind": "skill",
                     "skill_id": skill.id.as_str(),
                     "version": document.version.as_str(),
-                    "chunks": document.chunks.len(),
+                    "chunks": document.chunk_count.to_native(),
                     "record_uri": uri::skill_record(&skill.id),
                     "document_uri": document.uri.as_str(),
                 }),
@@ -181,11 +182,11 @@ pub fn read_with(
         Resolved {
             target: Target::Document(d),
             heading: Some(heading),
-        } => section_contents(catalog, catalog.document(d), heading)?,
+        } => section_contents(catalog, d, heading)?,
         Resolved {
             target: Target::Chunk { document, chunk },
             ..
-        } => chunk_contents(catalog, catalog.document(document), chunk as usize)?,
+        } => chunk_contents(catalog, document, chunk as usize)?,
         Resolved {
             target: Target::SkillFile(i),
             ..
@@ -203,7 +204,7 @@ pub fn read_with(
             // and chunk catalog as its resource:// twin; the bytes are untouched.
             match file.document.as_ref() {
                 Some(d) => {
-                    contents.with_meta(document_meta_entry(d.to_native(), catalog, delivery))
+                    contents.with_meta(document_meta_entry(d.to_native(), catalog, delivery)?)
                 }
                 None => contents,
             }
@@ -256,7 +257,7 @@ fn document_contents(
     Ok(
         ResourceContents::text(catalog.text(document)?, document.uri.as_str())
             .with_mime_type(MARKDOWN)
-            .with_meta(document_meta_entry(index, catalog, delivery)),
+            .with_meta(document_meta_entry(index, catalog, delivery)?),
     )
 }
 
@@ -291,41 +292,57 @@ pub(crate) fn deferred_document(value: &Value) -> Option<u32> {
     value.as_str()?.strip_prefix(DEFERRED_PREFIX)?.parse().ok()
 }
 
-fn document_meta_entry(document: u32, catalog: &Catalog, delivery: MetaDelivery) -> MetaObject {
+fn document_meta_entry(
+    document: u32,
+    catalog: &Catalog,
+    delivery: MetaDelivery,
+) -> Result<MetaObject, CatalogError> {
+    // Decoded here either way: a deferred `_meta` is written from the same tables, which
+    // then come from the cache, and damage is reported by the read, not by the writer.
+    let tables = catalog.tables(document)?;
     let value = match delivery {
-        MetaDelivery::Inline => document_meta(catalog, catalog.document(document)),
+        MetaDelivery::Inline => document_meta(catalog, document, &tables),
         MetaDelivery::Deferred => Value::String(format!("{DEFERRED_PREFIX}{document}")),
     };
-    meta(META_DOCUMENT, value)
+    Ok(meta(META_DOCUMENT, value))
 }
 
 /// `_meta["io.skillpack/document"]` of a document as a `serde_json` value.
-pub fn document_meta(catalog: &Catalog, document: &ArchivedDocument) -> Value {
+pub fn document_meta(catalog: &Catalog, document: u32, tables: &DocumentTables) -> Value {
     // Serialising plain strings and integers into a `Value` cannot fail.
-    serde_json::to_value(DocumentMeta(catalog.archive(), document)).unwrap_or_default()
+    serde_json::to_value(DocumentMeta(
+        catalog.archive(),
+        catalog.document(document),
+        tables,
+    ))
+    .unwrap_or_default()
 }
 
 /// `_meta["io.skillpack/document"]` of a document: uri, title, version, size, outline,
 /// chunk catalog, links. Serialised straight from the archive (the catalog's, for where
-/// links point), without building values.
+/// links point) and the document's tables, without building values.
 #[derive(Clone, Copy)]
-pub struct DocumentMeta<'a>(pub &'a ArchivedCatalog, pub &'a ArchivedDocument);
+pub struct DocumentMeta<'a>(
+    pub &'a ArchivedCatalog,
+    pub &'a ArchivedDocument,
+    pub &'a DocumentTables,
+);
 
 impl Serialize for DocumentMeta<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let document = self.1;
+        let (document, tables) = (self.1, self.2);
         let doc_uri = document.uri.as_str();
         let mut map = serializer.serialize_struct("DocumentMeta", 8)?;
         map.serialize_field("uri", doc_uri)?;
         map.serialize_field("title", document.title.as_str())?;
         map.serialize_field("version", document.version.as_str())?;
         map.serialize_field("size", &document.content.len.to_native())?;
-        map.serialize_field("outline", &Outline(document))?;
-        map.serialize_field("chunks", &Chunks(document))?;
-        map.serialize_field("links", &Links(self.0, document))?;
+        map.serialize_field("outline", &Outline(doc_uri, tables))?;
+        map.serialize_field("chunks", &Chunks(document, tables))?;
+        map.serialize_field("links", &Links(self.0, tables))?;
         // Only releases built against a previous one know what changed.
-        if !matches!(document.previous, ArchivedPreviousChange::FirstRelease) {
-            map.serialize_field("changes", &Changes(document))?;
+        if !matches!(tables.previous, PreviousChange::FirstRelease) {
+            map.serialize_field("changes", &Changes(&tables.previous))?;
         }
         map.end()
     }
@@ -334,13 +351,13 @@ impl Serialize for DocumentMeta<'_> {
 /// `changes` of a document's `_meta`: what changed since the previous release, so that a
 /// client holding that release's sections and chunks knows which to keep (those not
 /// listed; their `version`s match).
-struct Changes<'a>(&'a ArchivedDocument);
+struct Changes<'a>(&'a PreviousChange);
 
 impl Serialize for Changes<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let empty: &[rkyv::string::ArchivedString] = &[];
-        let (status, added, changed, removed) = match &self.0.previous {
-            ArchivedPreviousChange::Changed {
+        let empty: &[String] = &[];
+        let (status, added, changed, removed) = match self.0 {
+            PreviousChange::Changed {
                 added,
                 changed,
                 removed,
@@ -350,7 +367,7 @@ impl Serialize for Changes<'_> {
                 changed.as_slice(),
                 removed.as_slice(),
             ),
-            ArchivedPreviousChange::Added => ("added", empty, empty, empty),
+            PreviousChange::Added => ("added", empty, empty, empty),
             _ => ("unchanged", empty, empty, empty),
         };
         let mut map = serializer.serialize_struct("Changes", 5)?;
@@ -363,7 +380,7 @@ impl Serialize for Changes<'_> {
     }
 }
 
-struct Anchors<'a>(&'a [rkyv::string::ArchivedString]);
+struct Anchors<'a>(&'a [String]);
 
 impl Serialize for Anchors<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -371,19 +388,19 @@ impl Serialize for Anchors<'_> {
     }
 }
 
-struct Outline<'a>(&'a ArchivedDocument);
+struct Outline<'a>(&'a str, &'a DocumentTables);
 
 impl Serialize for Outline<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let doc_uri = self.0.uri.as_str();
-        serializer.collect_seq(self.0.outline.iter().map(|h| OutlineEntry {
+        let doc_uri = self.0;
+        serializer.collect_seq(self.1.outline.iter().map(|h| OutlineEntry {
             level: h.level,
             text: h.text.as_str(),
             anchor: h.anchor.as_str(),
             uri: Display(uri::PartUri::anchor(doc_uri, &h.anchor)),
-            version: Display(Version(h.version.to_native())),
-            start: h.start.to_native(),
-            end: h.end.to_native(),
+            version: Display(Version(h.version)),
+            start: h.start,
+            end: h.end,
         }))
     }
 }
@@ -410,18 +427,18 @@ impl std::fmt::Display for Version {
     }
 }
 
-struct Chunks<'a>(&'a ArchivedDocument);
+struct Chunks<'a>(&'a ArchivedDocument, &'a DocumentTables);
 
 impl Serialize for Chunks<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let doc_uri = self.0.uri.as_str();
-        let document = self.0;
-        serializer.collect_seq(self.0.chunks.iter().map(|c| ChunkEntry {
+        let (document, tables) = (self.0, self.1);
+        let doc_uri = document.uri.as_str();
+        serializer.collect_seq(tables.chunks.iter().map(|c| ChunkEntry {
             id: c.id.as_str(),
             uri: Display(uri::PartUri::chunk(doc_uri, &c.id)),
-            heading: document.chunk_heading(c),
-            version: Display(Version(c.version.to_native())),
-            size: c.end.to_native() - c.start.to_native(),
+            heading: tables.chunk_heading(c, &document.title),
+            version: Display(Version(c.version)),
+            size: c.end - c.start,
         }))
     }
 }
@@ -435,7 +452,7 @@ struct ChunkEntry<'a> {
     size: u32,
 }
 
-struct Links<'a>(&'a ArchivedCatalog, &'a ArchivedDocument);
+struct Links<'a>(&'a ArchivedCatalog, &'a DocumentTables);
 
 impl Serialize for Links<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -466,10 +483,12 @@ impl<T: std::fmt::Display> Serialize for Display<T> {
 
 fn chunk_contents(
     catalog: &Catalog,
-    document: &ArchivedDocument,
+    document: u32,
     index: usize,
 ) -> Result<ResourceContents, CatalogError> {
-    let chunks = document.chunks.as_slice();
+    let tables = catalog.tables(document)?;
+    let document = catalog.document(document);
+    let chunks = tables.chunks.as_slice();
     let chunk = &chunks[index];
     let chunk_uri = uri::chunk(&document.uri, &chunk.id);
     let neighbour = |i: Option<usize>| {
@@ -480,18 +499,18 @@ fn chunk_contents(
     let value = json!({
         "document_uri": document.uri.as_str(),
         "chunk_id": chunk.id.as_str(),
-        "heading": document.chunk_heading(chunk),
+        "heading": tables.chunk_heading(chunk, &document.title),
         "index": index + 1,
         "count": chunks.len(),
-        "version": crate::model::version_hex(chunk.version.to_native()),
+        "version": crate::model::version_hex(chunk.version),
         "document_version": document.version.as_str(),
-        "start": chunk.start.to_native(),
-        "end": chunk.end.to_native(),
+        "start": chunk.start,
+        "end": chunk.end,
         "prev_chunk_uri": neighbour(index.checked_sub(1)),
         "next_chunk_uri": neighbour(Some(index + 1)),
     });
     Ok(ResourceContents::text(
-        catalog.text_range(document, chunk.start.to_native(), chunk.end.to_native())?,
+        catalog.text_range(document, chunk.start, chunk.end)?,
         chunk_uri,
     )
     .with_mime_type(MARKDOWN)
@@ -500,14 +519,17 @@ fn chunk_contents(
 
 fn section_contents(
     catalog: &Catalog,
-    document: &ArchivedDocument,
-    heading: &ArchivedHeading,
+    document: u32,
+    heading: u32,
 ) -> Result<ResourceContents, CatalogError> {
-    let (start, end) = (heading.start.to_native(), heading.end.to_native());
-    let chunk_ids: Vec<&str> = document
+    let tables = catalog.tables(document)?;
+    let document = catalog.document(document);
+    let heading = &tables.outline[heading as usize];
+    let (start, end) = (heading.start, heading.end);
+    let chunk_ids: Vec<&str> = tables
         .chunks
         .iter()
-        .filter(|c| c.start.to_native() < end && c.end.to_native() > start)
+        .filter(|c| c.start < end && c.end > start)
         .map(|c| c.id.as_str())
         .collect();
     let value = json!({
@@ -515,7 +537,7 @@ fn section_contents(
         "anchor": heading.anchor.as_str(),
         "heading": heading.text.as_str(),
         "level": heading.level,
-        "version": crate::model::version_hex(heading.version.to_native()),
+        "version": crate::model::version_hex(heading.version),
         "document_version": document.version.as_str(),
         "start": start,
         "end": end,

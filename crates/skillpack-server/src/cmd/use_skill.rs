@@ -77,13 +77,13 @@ fn use_skill_get(
 }
 
 /// The per-skill prompt (`/pdf`): the same as `use-skill` with that id.
-pub fn skill_prompt(catalog: &Catalog, skill: &ArchivedSkill) -> Prompt {
+pub fn skill_prompt(skill: &ArchivedSkill) -> Prompt {
     Prompt::new(
         skill.id.as_str(),
         Some(first_sentences(&skill.description, 500)),
         Some(vec![task_argument()]),
     )
-    .with_title(catalog.skill_title(skill))
+    .with_title(skill.title.as_str())
 }
 
 pub fn use_skill(

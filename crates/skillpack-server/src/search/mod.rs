@@ -30,7 +30,10 @@
 //! Document-at-a-time: one cursor per query term walks its passage postings and its
 //! document postings together; both lists are in document order, so each document is
 //! finished (its passages scored, collapsed, damped) before the next begins, and only the
-//! best `offset + limit` hits are kept.
+//! best `offset + limit` hits are kept. A document's passage entries are read once: they
+//! give its passages' BM25F and, summed, its own body and headings frequencies; proximity
+//! and phrases (the occurrences) are read only for a document whose best passage, with
+//! every bonus at its most, could still make the page.
 
 pub mod fuse;
 pub mod query;
@@ -38,16 +41,18 @@ pub mod snippet;
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::analyze::Analyzer;
 use crate::catalog::{Catalog, Content, Damaged};
 use crate::model::{
-    ArchivedCatalog, ArchivedDocument, ArchivedHeading, ArchivedPassage, ArchivedSearchIndex,
-    D_BODY, D_HEADINGS, DOCUMENT_FIELDS, NO_HEADING, P_BODY, P_HEADING, PASSAGE_FIELDS,
+    ArchivedCatalog, ArchivedDocument, ArchivedPassage, ArchivedSearchIndex, D_BODY, D_HEADINGS,
+    DOCUMENT_FIELDS, Heading, NO_HEADING, P_BODY, P_HEADING, PASSAGE_FIELDS,
 };
 use crate::postings::{
     DocumentCursor, DocumentEntry, OccurrenceBlock, Occurrences, PassageCursor, PassageEntry,
 };
+use crate::tables::DocumentTables;
 pub use query::{MAX_QUERY_BYTES, Query};
 
 /// The most hits one query can page through; past it, a narrower query is the answer.
@@ -268,7 +273,9 @@ struct TermCursor<'a> {
     documents: DocumentCursor<'a>,
     passage: Option<PassageEntry<'a>>,
     document: Option<DocumentEntry>,
-    /// The most this term can add to a passage's score.
+    /// The term's frequencies in the document being ranked.
+    frequencies: [u32; DOCUMENT_FIELDS],
+    /// The most this term can add to a passage's BM25F and heading bonus.
     passage_bound: f32,
 }
 
@@ -350,6 +357,7 @@ impl<'a> Index<'a> {
                     documents: docs,
                     passage,
                     document,
+                    frequencies: [0; DOCUMENT_FIELDS],
                     passage_bound: 0.0,
                 }
             })
@@ -375,9 +383,9 @@ impl<'a> Index<'a> {
         let document_avg: [f32; DOCUMENT_FIELDS] = index.document_avg_len.map(|v| v.to_native());
         let pairs = proximity_pairs(query);
         let concepts = concepts(query);
-        // Upper bounds for skipping documents that cannot make the page: BM25 saturates
-        // below 1 (times idf), the heading bonus peaks on a one-word heading, and proximity
-        // on adjacent words.
+        // A first bound for skipping documents that cannot make the page, known before their
+        // entries are read: BM25 saturates below 1 (times idf), and the heading bonus peaks
+        // on a one-word heading.
         let shortest_heading = 1.0 - params.passage_b[P_HEADING]
             + params.passage_b[P_HEADING] / passage_avg[P_HEADING].max(1.0);
         for c in &mut cursors {
@@ -397,6 +405,17 @@ impl<'a> Index<'a> {
             .iter()
             .map(|pairs| pairs.iter().map(pair_idf).sum())
             .collect();
+        // The most proximity and phrases can add to a passage: per pair of neighbouring
+        // words (and per phrase), the terms it needs in the text and what it earns at most
+        // (the words adjacent); in all, what a passage with every term can earn.
+        let mut pair_bounds: Vec<(u32, f32)> = pairs
+            .iter()
+            .map(|pair| (1 << pair.0 | 1 << pair.1, params.proximity * pair_idf(pair)))
+            .collect();
+        for (phrase, idf) in query.phrases.iter().zip(&phrase_idf) {
+            let mask = phrase.terms.iter().fold(0u32, |m, &(t, _)| m | 1 << t);
+            pair_bounds.push((mask, params.proximity * idf));
+        }
         let proximity_bound = params.proximity
             * (pairs.iter().map(pair_idf).sum::<f32>() + phrase_idf.iter().sum::<f32>());
 
@@ -411,7 +430,8 @@ impl<'a> Index<'a> {
         let mut order: Vec<u32> = Vec::new();
         // The score a hit needs to make the top `keep` (known once `keep` hits are in).
         let mut threshold = f32::MIN;
-        let postings_start = index.postings.as_slice().as_ptr() as usize;
+        let postings = index.postings.as_slice();
+        let postings_start = postings.as_ptr() as usize;
         let mut total = 0usize;
         let mut positions: Vec<Vec<u32>> = vec![Vec::new(); query.terms.len()];
         loop {
@@ -432,56 +452,54 @@ impl<'a> Index<'a> {
 
             let end = stats.first_passage.to_native() + stats.passage_count.to_native();
 
-            // The document's score.
-            let mut doc_score = 0.0;
-            for c in &mut cursors {
-                let mut frequencies = match c.document.filter(|e| e.document == d) {
+            // The document fields that only document postings hold (title, name,
+            // description); its body and headings frequencies are summed below from the
+            // passage entries, which are read once for both.
+            // Skipped unread when even its first bound cannot make the page: only its hits
+            // are counted.
+            let mut first_bound = proximity_bound;
+            let mut titled = false;
+            for c in &cursors {
+                let in_passages = c.passage.is_some_and(|e| e.passage < end);
+                let in_fields = c.document.is_some_and(|e| e.document == d);
+                titled |= in_fields;
+                if in_passages || in_fields {
+                    first_bound += params.doc_weight * c.weight * c.document_idf
+                        / (1.0 + params.parent_share.max(0.0));
+                }
+                if in_passages {
+                    first_bound += c.passage_bound;
+                }
+            }
+            if (1.0 + params.parent_share.max(0.0)) * first_bound < threshold {
+                for c in cursors.iter_mut() {
+                    if c.document.is_some_and(|e| e.document == d) {
+                        c.document = c.documents.next();
+                    }
+                }
+                let matched = count_hits(query, &mut cursors, end, passages, &mut positions);
+                let fallback =
+                    matched == 0 && titled && !query.strict && stats.passage_count.to_native() > 0;
+                total += if fallback { 1 } else { matched };
+                continue;
+            }
+            for c in cursors.iter_mut() {
+                c.frequencies = match c.document.filter(|e| e.document == d) {
                     Some(e) => {
                         c.document = c.documents.next();
                         e.tf
                     }
                     None => [0; DOCUMENT_FIELDS],
                 };
-                add_passage_fields(&mut frequencies, c, end, passages);
-                if frequencies.iter().all(|&n| n == 0) {
-                    continue;
-                }
-                let mut tf = 0.0;
-                #[allow(clippy::needless_range_loop)] // `f` indexes five parallel arrays
-                for f in 0..DOCUMENT_FIELDS {
-                    if frequencies[f] > 0 {
-                        let len = stats.lengths[f].to_native() as f32;
-                        let norm = 1.0 - params.doc_b[f] + params.doc_b[f] * len / document_avg[f];
-                        tf += params.doc_weights[f] * frequencies[f] as f32 / norm.max(1e-3);
-                    }
-                }
-                doc_score += c.weight * c.document_idf * tf / (params.doc_k1 + tf);
             }
 
-            // Its passages.
+            // Its passages, each scored by BM25F and its heading bonus; proximity and
+            // phrases come once the document is known to be able to make the page.
             buffer.clear();
             term_scores.clear();
             // Per query term, the document's passages that hold it in any field.
             let mut df = [0u32; query::MAX_TERMS];
-
-            // A document whose best possible hit cannot reach the top `keep` is only counted.
-            let mut own_bound = proximity_bound;
-            for c in &cursors {
-                if c.passage.is_some_and(|e| e.passage < end) {
-                    own_bound += c.passage_bound;
-                }
-            }
-            let bound =
-                params.doc_weight * doc_score + (1.0 + params.parent_share.max(0.0)) * own_bound;
-            if bound < threshold {
-                let matched = count_hits(query, &mut cursors, end, passages, &mut positions);
-                let fallback = matched == 0
-                    && doc_score > 0.0
-                    && !query.strict
-                    && stats.passage_count.to_native() > 0;
-                total += if fallback { 1 } else { matched };
-                continue;
-            }
+            let mut most_bm25 = f32::MIN;
             loop {
                 let p = cursors
                     .iter()
@@ -494,8 +512,15 @@ impl<'a> Index<'a> {
                 let mut scores_here = [0f32; query::MAX_TERMS];
                 let mut blocks = [OccurrenceBlock::default(); query::MAX_TERMS];
                 let mut own = false;
+                // Terms with occurrences in the text: only their pairs can earn proximity.
+                let mut present = 0u32;
                 for (i, c) in cursors.iter_mut().enumerate() {
                     if let Some(e) = c.passage.filter(|e| e.passage == p) {
+                        present |= u32::from(!e.occurrences.is_empty()) << i;
+                        c.frequencies[D_BODY] += e.tf[P_BODY];
+                        if e.tf[P_HEADING] > 0 && passage.opens_section {
+                            c.frequencies[D_HEADINGS] += e.tf[P_HEADING];
+                        }
                         own |= holds(&e);
                         df[i] += 1;
                         let mut tf = 0.0;
@@ -529,6 +554,70 @@ impl<'a> Index<'a> {
                 if !own || (query.strict && !phrases_match(query, &blocks, &mut positions)) {
                     continue;
                 }
+                let bonus_bound: f32 = pair_bounds
+                    .iter()
+                    .filter(|(mask, _)| present & mask == *mask)
+                    .map(|(_, bound)| bound)
+                    .sum();
+                most_bm25 = most_bm25.max(candidate.score + bonus_bound);
+                buffer.push(candidate);
+                term_scores.extend_from_slice(&scores_here[..n_terms]);
+            }
+
+            // The document's score.
+            let mut doc_score = 0.0;
+            for c in &cursors {
+                let frequencies = &c.frequencies;
+                if frequencies.iter().all(|&n| n == 0) {
+                    continue;
+                }
+                let mut tf = 0.0;
+                #[allow(clippy::needless_range_loop)] // `f` indexes five parallel arrays
+                for f in 0..DOCUMENT_FIELDS {
+                    if frequencies[f] > 0 {
+                        let len = stats.lengths[f].to_native() as f32;
+                        let norm = 1.0 - params.doc_b[f] + params.doc_b[f] * len / document_avg[f];
+                        tf += params.doc_weights[f] * frequencies[f] as f32 / norm.max(1e-3);
+                    }
+                }
+                doc_score += c.weight * c.document_idf * tf / (params.doc_k1 + tf);
+            }
+
+            if buffer.is_empty() && doc_score > 0.0 && !query.strict {
+                // The document matches only by its title, name or description: point at its
+                // beginning.
+                let first = stats.first_passage.to_native();
+                if stats.passage_count.to_native() > 0 {
+                    buffer.push(Candidate::new(first, &passages[first as usize]));
+                    term_scores.extend(std::iter::repeat_n(0.0, n_terms));
+                    most_bm25 = most_bm25.max(0.0);
+                }
+            }
+            if buffer.is_empty() {
+                continue;
+            }
+            // A document whose best possible hit cannot reach the top `keep` is only counted
+            // (a hit scores at most its BM25F, every bonus, and a parent's share of as much).
+            // (Widened a little: the scores are summed in another order than this bound.)
+            let bound =
+                params.doc_weight * doc_score + (1.0 + params.parent_share.max(0.0)) * most_bm25;
+            if bound * 1.0001 + 1e-6 < threshold {
+                group_hits(&buffer, &mut groups);
+                total += groups.len();
+                continue;
+            }
+            for (candidate, row) in buffer
+                .iter_mut()
+                .zip(term_scores.chunks_exact_mut(n_terms.max(1)))
+            {
+                let mut blocks = [OccurrenceBlock::default(); query::MAX_TERMS];
+                for (block, &(start, len)) in
+                    blocks.iter_mut().zip(&candidate.occurrences).take(n_terms)
+                {
+                    *block = occurrence_block(postings, start, len);
+                }
+                let mut scores_here = [0f32; query::MAX_TERMS];
+                scores_here[..row.len()].copy_from_slice(row);
                 // The bonuses count for section choice as the words they pair do: each
                 // pair's share goes half to each of its two terms.
                 let mut bonus = proximity(&pairs, &cursors, &blocks, params, &mut scores_here);
@@ -545,20 +634,8 @@ impl<'a> Index<'a> {
                     }
                 }
                 candidate.score += bonus;
-                buffer.push(candidate);
-                term_scores.extend_from_slice(&scores_here[..n_terms]);
-            }
-            if buffer.is_empty() && doc_score > 0.0 && !query.strict {
-                // The document matches only by its title, name or description: point at its
-                // beginning.
-                let first = stats.first_passage.to_native();
-                if stats.passage_count.to_native() > 0 {
-                    buffer.push(Candidate::new(first, &passages[first as usize]));
-                    term_scores.extend(std::iter::repeat_n(0.0, n_terms));
-                }
-            }
-            if buffer.is_empty() {
-                continue;
+                let len = row.len();
+                row.copy_from_slice(&scores_here[..len]);
             }
             // Whether the document can make the page is known from its scores (a parent's
             // share adds at most `parent_share` of the best): which sections its hits name
@@ -619,7 +696,9 @@ impl<'a> Index<'a> {
                 });
                 factor *= params.same_document_decay;
             }
-            if top.len() >= keep * 2 + 8 {
+            // As soon as the page is full, what it takes to enter it: the sooner it is known,
+            // the more documents are only counted.
+            if top.len() >= keep {
                 sort_candidates(&mut top);
                 top.truncate(keep);
                 threshold = top.last().map_or(f32::MIN, |c| c.score);
@@ -649,19 +728,22 @@ impl<'a> Index<'a> {
         let start = passage.start.to_native() as usize;
         // A damaged frame gives no snippet here; rendering the hit reports the damage.
         let passage_text = self
-            .text_range(
-                self.document(document),
+            .content
+            .view(
+                &self.document(document).content,
                 start..passage.end.to_native() as usize,
             )
-            .unwrap_or_default();
+            .ok();
+        let passage_text = passage_text.as_deref().unwrap_or_default();
         let postings = self.archive.search.postings.as_slice();
-        let blocks: [OccurrenceBlock<'_>; query::MAX_TERMS] =
-            candidate.occurrences.map(|(start, len)| OccurrenceBlock {
-                bytes: postings
-                    .get(start as usize..(start + (len & !OFFSETS)) as usize)
-                    .unwrap_or_default(),
-                offsets: len & OFFSETS != 0,
-            });
+        let mut blocks = [OccurrenceBlock::default(); query::MAX_TERMS];
+        for (block, &(start, len)) in blocks
+            .iter_mut()
+            .zip(&candidate.occurrences)
+            .take(query.terms.len())
+        {
+            *block = occurrence_block(postings, start, len);
+        }
         // The token table as far as the last occurrence whose block stores no offsets.
         let needed = blocks
             .iter()
@@ -674,7 +756,7 @@ impl<'a> Index<'a> {
         self.archive
             .search
             .token_starts(passage, needed, &mut token_starts);
-        let range = snippet::choose(query, &passage_text, start, &blocks, &token_starts);
+        let range = snippet::choose(query, passage_text, start, &blocks, &token_starts);
         Hit {
             document,
             passage: candidate.passage,
@@ -704,9 +786,20 @@ impl<'a> Index<'a> {
         self.content.text(&document.content, range)
     }
 
-    /// The headings from the document's top down to the hit's own heading.
-    pub fn heading_path(&self, hit: &Hit) -> Vec<&'a ArchivedHeading> {
-        let outline = self.document(hit.document).outline.as_slice();
+    /// A document's tables (outline, chunk table, links), decoded through the cache.
+    pub fn tables(&self, document: u32) -> Result<Arc<DocumentTables>, Damaged> {
+        let record = self.document(document);
+        self.content.tables(
+            document,
+            &record.content,
+            record.tables.to_native() as usize,
+        )
+    }
+
+    /// The headings from the document's top down to the hit's own heading, from the hit's
+    /// document's `tables`.
+    pub fn heading_path<'t>(&self, hit: &Hit, tables: &'t DocumentTables) -> Vec<&'t Heading> {
+        let outline = tables.outline.as_slice();
         let Some(h) = hit.heading else {
             return Vec::new();
         };
@@ -715,38 +808,24 @@ impl<'a> Index<'a> {
         };
         let mut path = vec![own];
         // Parents come before their children in the outline; the walk only goes backwards.
-        let (mut at, mut parent) = (h, own.parent.to_native());
+        let (mut at, mut parent) = (h, own.parent);
         while let Some(heading) = outline.get(parent as usize).filter(|_| parent < at) {
             path.push(heading);
-            (at, parent) = (parent, heading.parent.to_native());
+            (at, parent) = (parent, heading.parent);
         }
         path.reverse();
         path
     }
 }
 
-/// Add a term's body and headings frequencies in the document whose passages end before
-/// `end` to `frequencies`: the sums of its passage entries there (each passage's body, and
-/// the heading of each passage that opens its section), read ahead without moving the
-/// cursor. The index stores document entries only for the other fields.
-fn add_passage_fields(
-    frequencies: &mut [u32; DOCUMENT_FIELDS],
-    cursor: &TermCursor<'_>,
-    end: u32,
-    passages: &[ArchivedPassage],
-) {
-    let mut ahead = cursor.passages.clone();
-    let mut entry = cursor.passage;
-    while let Some(e) = entry.filter(|e| e.passage < end) {
-        frequencies[D_BODY] += e.tf[P_BODY];
-        if e.tf[P_HEADING] > 0
-            && passages
-                .get(e.passage as usize)
-                .is_some_and(|p| p.opens_section)
-        {
-            frequencies[D_HEADINGS] += e.tf[P_HEADING];
-        }
-        entry = ahead.next();
+/// The occurrence block a candidate records as `(start, length | OFFSETS)` in `postings`.
+#[inline]
+fn occurrence_block(postings: &[u8], start: u32, len: u32) -> OccurrenceBlock<'_> {
+    OccurrenceBlock {
+        bytes: postings
+            .get(start as usize..(start + (len & !OFFSETS)) as usize)
+            .unwrap_or_default(),
+        offsets: len & OFFSETS != 0,
     }
 }
 

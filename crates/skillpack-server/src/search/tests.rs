@@ -80,8 +80,9 @@ fn hits(index: &Index<'_>, results: &Results) -> Vec<(String, String)> {
         .iter()
         .map(|hit| {
             let uri = index.document(hit.document).uri.to_string();
+            let tables = index.tables(hit.document).unwrap();
             let anchor = index
-                .heading_path(hit)
+                .heading_path(hit, &tables)
                 .last()
                 .map(|h| h.anchor.to_string())
                 .unwrap_or_default();
@@ -98,8 +99,9 @@ fn finds_the_most_specific_section() {
         hits(&index, &results)[0],
         ("resource://docs/guide.md".into(), "entry-api".into())
     );
+    let tables = index.tables(results.hits[0].document).unwrap();
     let path: Vec<&str> = index
-        .heading_path(&results.hits[0])
+        .heading_path(&results.hits[0], &tables)
         .iter()
         .map(|h| h.text.as_str())
         .collect();
@@ -285,10 +287,10 @@ fn snippets_are_exact_excerpts_of_the_hit_chunk() {
         assert!(!results.hits.is_empty(), "{query}");
         for hit in &results.hits {
             let document = index.document(hit.document);
-            let chunk = &document.chunks[hit.chunk as usize];
+            let tables = index.tables(hit.document).unwrap();
+            let chunk = &tables.chunks[hit.chunk as usize];
             let text = index.text(document).unwrap();
-            let chunk_text =
-                &text[chunk.start.to_native() as usize..chunk.end.to_native() as usize];
+            let chunk_text = &text[chunk.start as usize..chunk.end as usize];
             let snippet = &text[hit.snippet.clone()];
             assert!(!snippet.trim().is_empty(), "{query}: empty snippet");
             assert!(

@@ -138,7 +138,15 @@ impl AnswerCodec {
         // again would copy everything buffered so far.
         let tail = dst[at + placeholder.len()..].to_vec();
         dst.truncate(at);
-        let meta = DocumentMeta(self.catalog.archive(), self.catalog.document(document));
+        let tables = self
+            .catalog
+            .tables(document)
+            .map_err(std::io::Error::other)?;
+        let meta = DocumentMeta(
+            self.catalog.archive(),
+            self.catalog.document(document),
+            &tables,
+        );
         sonic_rs::to_writer(dst.writer(), &meta).map_err(std::io::Error::other)?;
         dst.extend_from_slice(&tail);
         Ok(())
@@ -784,8 +792,11 @@ mod tests {
                 NumberOrString::Number(1),
             )
         };
-        let inline =
-            crate::cmd::meta::meta(META_DOCUMENT, resources::document_meta(&catalog, document));
+        let tables = catalog.tables(0).expect("the tables decode");
+        let inline = crate::cmd::meta::meta(
+            META_DOCUMENT,
+            resources::document_meta(&catalog, 0, &tables),
+        );
         let mut expected = serde_json::to_vec(&message(inline)).expect("serialises");
         expected.push(b'\n');
         let mut written = BytesMut::new();
