@@ -519,20 +519,18 @@ fn dump(root: &Path, folder: &Path, params: &Params) -> Result<(), String> {
                 .and_then(|t| Some(t.outline.get(heading as usize)?.anchor.clone()))
                 .unwrap_or_default()
         };
-        let passages = index
-            .archive
-            .search
-            .passages
-            .iter()
+        let table = &index.archive.search.passages;
+        let passages = (0..table.len() as u32)
             .map(|p| {
-                let document = index.document(p.document.to_native());
+                let p = table.get(p);
+                let document = index.document(p.document);
                 serde_json::json!({
                     "uri": document.uri.as_str(),
                     "title": document.title.as_str(),
-                    "anchor": anchor(p.document.to_native(), p.heading.to_native()),
-                    "start": p.start.to_native(),
+                    "anchor": anchor(p.document, p.heading),
+                    "start": p.start,
                     "text": index
-                        .text_range(document, p.start.to_native() as usize..p.end.to_native() as usize)
+                        .text_range(document, p.start as usize..p.end as usize)
                         .expect("the corpus decodes"),
                 })
             })

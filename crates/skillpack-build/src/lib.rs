@@ -31,6 +31,7 @@ mod bake;
 pub mod compile;
 pub mod contract;
 pub mod model;
+pub mod packed;
 pub mod postings;
 pub mod tables;
 pub mod uri;

@@ -713,7 +713,8 @@ pub struct SearchIndex {
     pub blocks: Vec<TermBlock>,
     pub term_count: u32,
     pub postings: Vec<u8>,
-    pub passages: Vec<Passage>,
+    /// Every passage, in passage order ([`PassageTable`]).
+    pub passages: PassageTable,
     /// Every passage's token table (`postings::write_token_starts`), at
     /// [`Passage::tokens`]: where each token of its body starts.
     pub token_starts: Vec<u8>,
@@ -731,8 +732,9 @@ pub struct TermBlock {
     pub postings: u64,
 }
 
-#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
-#[rkyv(derive(Debug))]
+/// A passage as the compiler builds it, and as [`ArchivedSearchIndex::passage`] reads it
+/// back from the [`PassageTable`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Passage {
     pub document: u32,
     /// Index into the document's chunks.
@@ -753,6 +755,144 @@ pub struct Passage {
     /// It starts at its heading: the first passage of its section. A document's headings
     /// field counts each heading once, as the heading field of this passage.
     pub opens_section: bool,
+}
+
+/// The passages: each one's document as a plain column (the ranking asks it of every
+/// posting it reads), the rest packed into as many bits per field as the catalog needs
+/// (`packed`; a 10,000-document catalog's passages take 16 bytes each instead of 44).
+#[derive(Archive, Serialize, Debug, Default)]
+#[rkyv(derive(Debug))]
+pub struct PassageTable {
+    pub documents: Vec<u32>,
+    pub rows: crate::packed::PackedRows,
+}
+
+// The fields of a passage row in `PassageTable::rows`. Headings and parents are stored
+// plus one, so that NO_HEADING is 0.
+const PASSAGE_CHUNK: usize = 0;
+const PASSAGE_HEADING: usize = 1;
+const PASSAGE_PARENT: usize = 2;
+const PASSAGE_START: usize = 3;
+const PASSAGE_END: usize = 4;
+const PASSAGE_TOKENS: usize = 5;
+const PASSAGE_LENGTHS: usize = 6;
+const PASSAGE_OPENS: usize = PASSAGE_LENGTHS + PASSAGE_FIELDS;
+const PASSAGE_ROW: usize = PASSAGE_OPENS + 1;
+
+impl PassageTable {
+    pub fn new(passages: &[Passage]) -> PassageTable {
+        let rows: Vec<[u32; PASSAGE_ROW]> = passages
+            .iter()
+            .map(|p| {
+                let mut row = [0u32; PASSAGE_ROW];
+                row[PASSAGE_CHUNK] = p.chunk;
+                row[PASSAGE_HEADING] = p.heading.wrapping_add(1);
+                row[PASSAGE_PARENT] = p.parent.wrapping_add(1);
+                row[PASSAGE_START] = p.start;
+                row[PASSAGE_END] = p.end;
+                row[PASSAGE_TOKENS] = p.tokens;
+                row[PASSAGE_LENGTHS..PASSAGE_OPENS].copy_from_slice(&p.lengths);
+                row[PASSAGE_OPENS] = u32::from(p.opens_section);
+                row
+            })
+            .collect();
+        PassageTable {
+            documents: passages.iter().map(|p| p.document).collect(),
+            rows: crate::packed::PackedRows::pack(&rows),
+        }
+    }
+}
+
+impl ArchivedPassageTable {
+    pub fn len(&self) -> usize {
+        self.documents.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.documents.is_empty()
+    }
+
+    /// A reader of the passages, made once per query.
+    pub fn reader(&self) -> Passages<'_> {
+        Passages {
+            documents: self.documents.as_slice(),
+            rows: self.rows.reader(),
+        }
+    }
+
+    /// Passage `p`, every field (for a reader of a few passages: a hit).
+    pub fn get(&self, p: u32) -> Passage {
+        self.reader().get(p)
+    }
+}
+
+/// Reads passages of a [`PassageTable`] ([`ArchivedPassageTable::reader`]).
+#[derive(Clone, Copy)]
+pub struct Passages<'a> {
+    documents: &'a [rkyv::rend::u32_le],
+    rows: crate::packed::Reader<'a, PASSAGE_ROW>,
+}
+
+/// One passage's packed fields ([`Passages::row`]), read with [`Passages`]' methods.
+pub type PassageRow = crate::packed::Row;
+
+impl Passages<'_> {
+    /// The document of passage `p` (`u32::MAX` past the end).
+    #[inline]
+    pub fn document(&self, p: u32) -> u32 {
+        self.documents
+            .get(p as usize)
+            .map_or(u32::MAX, |d| d.to_native())
+    }
+
+    /// Passage `p`'s packed fields, loaded at once.
+    #[inline]
+    pub fn row(&self, p: u32) -> PassageRow {
+        self.rows.row(p)
+    }
+
+    /// A passage's chunk, heading and parent (outline indexes, or [`NO_HEADING`]).
+    #[inline]
+    pub fn place(&self, row: PassageRow) -> (u32, u32, u32) {
+        (
+            self.rows.field(row, PASSAGE_CHUNK),
+            self.rows.field(row, PASSAGE_HEADING).wrapping_sub(1),
+            self.rows.field(row, PASSAGE_PARENT).wrapping_sub(1),
+        )
+    }
+
+    /// A passage's field lengths in tokens.
+    #[inline]
+    pub fn lengths(&self, row: PassageRow) -> [u32; PASSAGE_FIELDS] {
+        [
+            self.rows.field(row, PASSAGE_LENGTHS),
+            self.rows.field(row, PASSAGE_LENGTHS + 1),
+            self.rows.field(row, PASSAGE_LENGTHS + 2),
+        ]
+    }
+
+    /// Whether a passage starts at its heading.
+    #[inline]
+    pub fn opens_section(&self, row: PassageRow) -> bool {
+        self.rows.field(row, PASSAGE_OPENS) != 0
+    }
+
+    /// Passage `p`, every field.
+    pub fn get(&self, p: u32) -> Passage {
+        let row = self.row(p);
+        let (chunk, heading, parent) = self.place(row);
+        Passage {
+            document: self.document(p),
+            chunk,
+            heading,
+            parent,
+            start: self.rows.field(row, PASSAGE_START),
+            end: self.rows.field(row, PASSAGE_END),
+            tokens: self.rows.field(row, PASSAGE_TOKENS),
+            lengths: self.lengths(row),
+            opens_section: self.opens_section(row),
+        }
+    }
 }
 
 #[derive(Archive, Serialize, Debug, Clone, PartialEq)]
@@ -807,17 +947,13 @@ impl ArchivedSearchIndex {
 
     /// The first `count` entries of a passage's token table (at most all of them), decoded
     /// into `out`.
-    pub fn token_starts(&self, passage: &ArchivedPassage, count: usize, out: &mut Vec<u32>) {
-        let start = passage.tokens.to_native() as usize;
+    pub fn token_starts(&self, passage: &Passage, count: usize, out: &mut Vec<u32>) {
+        let start = passage.tokens as usize;
         let table = self
             .token_starts
             .as_slice()
             .get(start..)
             .unwrap_or_default();
-        crate::postings::read_token_starts(
-            table,
-            count.min(passage.lengths[P_BODY].to_native() as usize),
-            out,
-        );
+        crate::postings::read_token_starts(table, count.min(passage.lengths[P_BODY] as usize), out);
     }
 }

@@ -4,10 +4,10 @@
 //! Numbers are LEB128 varints (7 bits per byte). Lists are sorted by id; ids are
 //! delta-coded from the previous entry (the first from 0).
 //!
-//! - **Passage entry**: `header = Δpassage << 3 | offsets << 2 | fields << 1 | one`; then
-//!   the heading and context frequencies if `fields`; the body frequency unless `one` (it
-//!   is 1); then one `Δposition` per occurrence in the body, each followed by `Δbyte
-//!   offset` if `offsets`. Positions are token numbers in the passage; an occurrence's
+//! - **Passage entry**: `Δpassage << 1 | simple`, where a simple entry is one occurrence in
+//!   the body and nothing else; otherwise `body frequency << 2 | fields << 1 | offsets`,
+//!   then the heading and context frequencies if `fields`. Then one `Δposition` per
+//!   occurrence in the body, each followed by `Δbyte offset` if `offsets`. Positions are token numbers in the passage; an occurrence's
 //!   byte offset is normally where the token at its position starts, which the passage's
 //!   token table holds ([`write_token_starts`]), so it is not stored. An entry carries
 //!   offsets only when one of its occurrences starts elsewhere (an operator, which takes
@@ -18,9 +18,10 @@
 //!   document's passages (each passage's body, and the heading of each passage that opens
 //!   its section), which the search adds up from the passage entries it reads anyway.
 //! - **Dictionary**: terms sorted by bytes, in blocks of [`TERM_BLOCK`] ([`DictionaryWriter`],
-//!   [`find`]). A term is `shared prefix length, suffix length, suffix` (the first of a
-//!   block shares nothing), then its passage and document frequencies and the byte lengths
-//!   of its two lists. Its lists lie in the postings, passage list then document list, in
+//!   [`find`]). A term is its shared prefix and suffix lengths (a nibble each when both are
+//!   below 15, else `0xff` and two varints; the first of a block shares nothing), the
+//!   suffix, its passage frequency, `document frequency << 1 | has a document list`, the
+//!   document list's byte length if it has one, and the passage list's byte length. Its lists lie in the postings, passage list then document list, in
 //!   dictionary order, so a block knows where its first term's lists start and each term's
 //!   follow from the lengths before it.
 //! - **Token table** of a passage: the start of each token, as deltas in 4-bit nibbles.
@@ -104,18 +105,19 @@ pub fn write_passage_entry(
         .iter()
         .any(|o| token_starts.get(o.position as usize) != Some(&o.offset));
     let fields = tf[P_HEADING] > 0 || tf[P_CONTEXT] > 0;
-    let one = tf[P_BODY] == 1;
-    let header = (u64::from(delta) << 3)
-        | (u64::from(offsets) << 2)
-        | (u64::from(fields) << 1)
-        | u64::from(one);
-    write_varint(out, header);
-    if fields {
-        write_varint(out, u64::from(tf[P_HEADING]));
-        write_varint(out, u64::from(tf[P_CONTEXT]));
-    }
-    if !one {
-        write_varint(out, u64::from(tf[P_BODY]));
+    // Most entries are one occurrence in the text and nothing else: one flag says so, and
+    // the rest of what an entry can hold follows only when it does not.
+    let simple = tf[P_BODY] == 1 && !fields && !offsets;
+    write_varint(out, (u64::from(delta) << 1) | u64::from(simple));
+    if !simple {
+        write_varint(
+            out,
+            (u64::from(tf[P_BODY]) << 2) | (u64::from(fields) << 1) | u64::from(offsets),
+        );
+        if fields {
+            write_varint(out, u64::from(tf[P_HEADING]));
+            write_varint(out, u64::from(tf[P_CONTEXT]));
+        }
     }
     let (mut position, mut offset) = (0u32, 0u32);
     for o in occurrences {
@@ -187,20 +189,22 @@ impl<'a> Iterator for PassageCursor<'a> {
     fn next(&mut self) -> Option<PassageEntry<'a>> {
         let header = read_varint(self.data, &mut self.at)?;
         let mut tf = [0u32; PASSAGE_FIELDS];
-        if header & 2 != 0 {
-            tf[P_HEADING] = read_varint(self.data, &mut self.at)? as u32;
-            tf[P_CONTEXT] = read_varint(self.data, &mut self.at)? as u32;
-        }
-        tf[P_BODY] = if header & 1 != 0 {
-            1
+        let mut offsets = false;
+        if header & 1 != 0 {
+            tf[P_BODY] = 1;
         } else {
-            read_varint(self.data, &mut self.at)? as u32
-        };
-        let offsets = header & 4 != 0;
+            let more = read_varint(self.data, &mut self.at)?;
+            tf[P_BODY] = (more >> 2) as u32;
+            offsets = more & 1 != 0;
+            if more & 2 != 0 {
+                tf[P_HEADING] = read_varint(self.data, &mut self.at)? as u32;
+                tf[P_CONTEXT] = read_varint(self.data, &mut self.at)? as u32;
+            }
+        }
         let per_occurrence = if offsets { 2 } else { 1 };
         let start = self.at;
         self.at = skip_varints(self.data, self.at, tf[P_BODY] as usize * per_occurrence)?;
-        self.last = self.last.wrapping_add((header >> 3) as u32);
+        self.last = self.last.wrapping_add((header >> 1) as u32);
         Some(PassageEntry {
             passage: self.last,
             tf,
@@ -452,13 +456,26 @@ impl DictionaryWriter {
                 .take_while(|(a, b)| a == b)
                 .count()
         };
-        write_varint(&mut self.dictionary, shared as u64);
-        write_varint(&mut self.dictionary, (term.len() - shared) as u64);
+        let suffix = term.len() - shared;
+        // One byte for both lengths when both are short, as they mostly are.
+        if shared < SHORT && suffix < SHORT {
+            self.dictionary.push((shared as u8) << 4 | suffix as u8);
+        } else {
+            self.dictionary.push(0xff);
+            write_varint(&mut self.dictionary, shared as u64);
+            write_varint(&mut self.dictionary, suffix as u64);
+        }
         self.dictionary.extend_from_slice(&term[shared..]);
         write_varint(&mut self.dictionary, u64::from(passage_df));
-        write_varint(&mut self.dictionary, u64::from(document_df));
+        // Most terms have no document entries (their title, name or description lacks
+        // them): a 0 then stands for the list's length too.
+        if document_list.is_empty() {
+            write_varint(&mut self.dictionary, u64::from(document_df) << 1);
+        } else {
+            write_varint(&mut self.dictionary, u64::from(document_df) << 1 | 1);
+            write_varint(&mut self.dictionary, document_list.len() as u64);
+        }
         write_varint(&mut self.dictionary, passage_list.len() as u64);
-        write_varint(&mut self.dictionary, document_list.len() as u64);
         self.postings.extend_from_slice(passage_list);
         self.postings.extend_from_slice(document_list);
         self.previous.clear();
@@ -495,16 +512,20 @@ impl<'a> BlockReader<'a> {
             return None;
         }
         self.left -= 1;
-        let shared = read_varint(self.data, &mut self.at)? as usize;
-        let suffix = read_varint(self.data, &mut self.at)? as usize;
+        let (shared, suffix) = read_lengths(self.data, &mut self.at)?;
         let bytes = self.data.get(self.at..self.at.checked_add(suffix)?)?;
         self.at += suffix;
         self.term.truncate(shared.min(self.term.len()));
         self.term.extend_from_slice(bytes);
         let passage_df = read_varint(self.data, &mut self.at)? as u32;
-        let document_df = read_varint(self.data, &mut self.at)? as u32;
+        let document = read_varint(self.data, &mut self.at)?;
+        let document_df = (document >> 1) as u32;
+        let document_len = if document & 1 == 1 {
+            read_varint(self.data, &mut self.at)? as usize
+        } else {
+            0
+        };
         let passage_len = read_varint(self.data, &mut self.at)? as usize;
-        let document_len = read_varint(self.data, &mut self.at)? as usize;
         let passage_postings = self.postings..self.postings.checked_add(passage_len)?;
         let document_postings =
             passage_postings.end..passage_postings.end.checked_add(document_len)?;
@@ -524,11 +545,26 @@ impl<'a> BlockReader<'a> {
     }
 }
 
+/// Shared prefix and suffix lengths below this fit in one byte together (a nibble each).
+const SHORT: usize = 15;
+
+/// A dictionary entry's shared prefix and suffix lengths: one byte, or `0xff` and two
+/// varints.
+fn read_lengths(data: &[u8], at: &mut usize) -> Option<(usize, usize)> {
+    let byte = *data.get(*at)?;
+    *at += 1;
+    if byte != 0xff {
+        return Some(((byte >> 4) as usize, (byte & 15) as usize));
+    }
+    let shared = read_varint(data, at)? as usize;
+    let suffix = read_varint(data, at)? as usize;
+    Some((shared, suffix))
+}
+
 /// The first term of a block, without decoding the rest.
 pub fn first_term(dictionary: &[u8], start: usize) -> Option<&[u8]> {
     let mut at = start;
-    let _shared = read_varint(dictionary, &mut at)?;
-    let len = read_varint(dictionary, &mut at)? as usize;
+    let (_shared, len) = read_lengths(dictionary, &mut at)?;
     dictionary.get(at..at.checked_add(len)?)
 }
 
@@ -720,6 +756,10 @@ mod tests {
         let mut terms: Vec<String> = (0..100).map(|i| format!("term{i:03}")).collect();
         terms.push("a".into());
         terms.push("ab".into());
+        // Lengths past a nibble: a long shared prefix, a long suffix.
+        terms.push("an_identifier_of_some_length".into());
+        terms.push("an_identifier_of_some_length_and_more".into());
+        terms.push("an_identifier_of_some_lengthy_suffix_that_goes_on".into());
         terms.sort();
         let mut writer = DictionaryWriter::default();
         for (i, t) in terms.iter().enumerate() {
@@ -736,6 +776,7 @@ mod tests {
             )
             .unwrap_or_else(|| panic!("{t}"));
             assert_eq!(entry.passage_df, i as u32);
+            assert_eq!(entry.document_df, i as u32 / 2);
             assert_eq!(entry.passage_postings, at..at + i % 5 + 1);
             assert_eq!(entry.document_postings.len(), i % 5);
             at = entry.document_postings.end;

@@ -142,37 +142,61 @@ struct Derive {
 }
 
 impl Derive {
-    /// The anchor the compiler gives a heading of this text without an explicit id, given
-    /// the anchors of the headings before it ([`Derive::take`]).
-    fn anchor(&self, text: &str) -> String {
+    /// The slug the compiler starts from for a heading of this text without an explicit id.
+    fn base(text: &str) -> String {
         let slug = github_slugger::slug(text);
-        let base = if slug.is_empty() { "section" } else { &slug };
+        if slug.is_empty() {
+            "section".to_owned()
+        } else {
+            slug
+        }
+    }
+
+    /// The anchor the compiler gives a heading whose slug is `base`, given the anchors of
+    /// the headings before it.
+    fn anchor(&self, base: &str) -> String {
         self.anchors.peek(base)
     }
 
-    /// A heading's anchor, taken: later slugs are de-duplicated against it, as the compiler
-    /// de-duplicated them.
-    fn take(&mut self, anchor: &str) {
-        self.anchors.mark(anchor);
+    /// Take a heading's anchor: later slugs are de-duplicated against it as the compiler
+    /// de-duplicated them. `derived` says it is [`Derive::anchor`] of `base`, which keeps
+    /// the next search for that slug from starting over (100,000 identical headings).
+    fn take(&mut self, base: &str, anchor: &str, derived: bool) {
+        if derived {
+            self.anchors.claim(base, 1);
+        } else {
+            self.anchors.mark(anchor);
+        }
     }
 
-    /// Where heading `i` of `outline` (levels and starts) ends: at the next heading of its
-    /// level or above.
-    fn end(outline: &[(u8, u32)], i: usize, len: u32) -> u32 {
-        let level = outline[i].0;
-        outline[i + 1..]
-            .iter()
-            .find(|(l, _)| *l <= level)
-            .map_or(len, |(_, start)| *start)
+    /// Where each heading ends, from the levels and starts of the outline: at the next
+    /// heading of its level or above, else at `len`. One pass with the headings still
+    /// open, as the compiler's outline is made.
+    fn ends(outline: &[(u8, u32)], len: u32) -> Vec<u32> {
+        let mut ends = vec![len; outline.len()];
+        let mut open: Vec<usize> = Vec::new();
+        for (i, &(level, start)) in outline.iter().enumerate() {
+            while let Some(&j) = open.last().filter(|&&j| outline[j].0 >= level) {
+                ends[j] = start;
+                open.pop();
+            }
+            open.push(i);
+        }
+        ends
     }
 
-    /// The nearest heading above heading `i` of a higher level.
-    fn parent(levels: &[u8], i: usize) -> u32 {
-        let level = levels[i];
-        levels[..i]
-            .iter()
-            .rposition(|&l| l < level)
-            .map_or(NO_HEADING, |p| p as u32)
+    /// Each heading's parent: the nearest heading above it of a higher level.
+    fn parents(levels: &[u8]) -> Vec<u32> {
+        let mut parents = Vec::with_capacity(levels.len());
+        let mut open: Vec<usize> = Vec::new();
+        for (i, &level) in levels.iter().enumerate() {
+            while open.last().is_some_and(|&j| levels[j] >= level) {
+                open.pop();
+            }
+            parents.push(open.last().map_or(NO_HEADING, |&j| j as u32));
+            open.push(i);
+        }
+        parents
     }
 
     /// The last heading at or before `offset`.
@@ -201,14 +225,16 @@ pub fn encode(tables: &DocumentTables, len: u32, out: &mut Vec<u8>) {
     let mut derive = Derive::default();
     let shape: Vec<(u8, u32)> = tables.outline.iter().map(|h| (h.level, h.start)).collect();
     let levels: Vec<u8> = shape.iter().map(|s| s.0).collect();
+    let (ends, parents) = (Derive::ends(&shape, len), Derive::parents(&levels));
 
     write_varint(out, tables.outline.len() as u64);
     let mut last_start = 0u32;
     for (i, h) in tables.outline.iter().enumerate() {
-        let anchor_written = derive.anchor(&h.text) != h.anchor;
-        derive.take(&h.anchor);
-        let end_written = Derive::end(&shape, i, len) != h.end;
-        let parent_written = Derive::parent(&levels, i) != h.parent;
+        let base = Derive::base(&h.text);
+        let anchor_written = derive.anchor(&base) != h.anchor;
+        derive.take(&base, &h.anchor, !anchor_written);
+        let end_written = ends[i] != h.end;
+        let parent_written = parents[i] != h.parent;
         // Markdown has six levels; 0 in the first byte says the level follows.
         let level_written = h.level == 0 || h.level > LEVEL_MASK;
         out.push(
@@ -349,12 +375,14 @@ pub fn decode(bytes: &[u8], len: u32) -> Result<DocumentTables, Malformed> {
         };
         let text = r.string()?;
         start = start.wrapping_add(r.u32()?);
-        let anchor = if first & H_ANCHOR != 0 {
+        let base = Derive::base(&text);
+        let written = first & H_ANCHOR != 0;
+        let anchor = if written {
             r.string()?
         } else {
-            derive.anchor(&text)
+            derive.anchor(&base)
         };
-        derive.take(&anchor);
+        derive.take(&base, &anchor, !written);
         written_end.push(if first & H_END != 0 {
             Some(start.wrapping_add(r.u32()?))
         } else {
@@ -378,9 +406,10 @@ pub fn decode(bytes: &[u8], len: u32) -> Result<DocumentTables, Malformed> {
     }
     let shape: Vec<(u8, u32)> = outline.iter().map(|h| (h.level, h.start)).collect();
     let levels: Vec<u8> = shape.iter().map(|s| s.0).collect();
+    let (ends, parents) = (Derive::ends(&shape, len), Derive::parents(&levels));
     for (i, h) in outline.iter_mut().enumerate() {
-        h.end = written_end[i].unwrap_or_else(|| Derive::end(&shape, i, len));
-        h.parent = written_parent[i].unwrap_or_else(|| Derive::parent(&levels, i));
+        h.end = written_end[i].unwrap_or(ends[i]);
+        h.parent = written_parent[i].unwrap_or(parents[i]);
     }
 
     let count = r.count("chunk table")?;
@@ -648,6 +677,31 @@ mod tests {
         };
         roundtrip(&tables, 200);
         roundtrip(&DocumentTables::default(), 0);
+    }
+
+    /// 100,000 identical headings (as `tests/hostile_content.rs` compiles) encode and
+    /// decode in linear time: neither anchors nor parents are searched for from the start.
+    #[test]
+    fn identical_headings_encode_and_decode_in_linear_time() {
+        let n = 100_000u32;
+        let outline: Vec<Heading> = (0..n)
+            .map(|i| {
+                let anchor = if i == 0 {
+                    "a".to_owned()
+                } else {
+                    format!("a-{i}")
+                };
+                heading(2, "a", &anchor, i * 5, (i + 1) * 5, NO_HEADING)
+            })
+            .collect();
+        let tables = DocumentTables {
+            outline,
+            ..DocumentTables::default()
+        };
+        let size = roundtrip(&tables, n * 5);
+        // A level byte, the text, one start delta and the version per heading: nothing
+        // else is written.
+        assert_eq!(size, 3 + n as usize * (1 + 2 + 1 + 6) + 3);
     }
 
     #[test]

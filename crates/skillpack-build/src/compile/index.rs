@@ -194,7 +194,7 @@ pub fn build(
         token_starts,
         passage_avg_len: passage_total.map(|t| average(t, passages.len())),
         document_avg_len: document_total.map(|t| average(t, documents.len())),
-        passages,
+        passages: crate::model::PassageTable::new(&passages),
         documents: stats,
     }
 }
@@ -613,7 +613,7 @@ mod tests {
                 .build()
                 .unwrap();
             let output = pool.install(|| compile(&config)).expect("compiles");
-            assert!(output.catalog.search.passages.len() > super::BATCH * 2);
+            assert!(output.catalog.search.passages.documents.len() > super::BATCH * 2);
             output.catalog_bytes()
         };
         let one = bytes(1);

@@ -177,7 +177,11 @@ pub fn of(catalog: &Catalog) -> Breakdown {
         b.search_document_postings += documents.len();
     }
     b.search_token_tables = items(&search.token_starts);
-    b.search_passages = items(&search.passages) + items(&search.documents);
+    b.search_passages = items(&search.passages.documents)
+        + items(&search.passages.rows.bytes)
+        + items(&search.passages.rows.widths)
+        + items(&search.passages.rows.offsets)
+        + items(&search.documents);
 
     // Documents.
     b.documents = items(&archive.documents);

@@ -46,8 +46,8 @@ use std::sync::Arc;
 use crate::analyze::Analyzer;
 use crate::catalog::{Catalog, Content, Damaged};
 use crate::model::{
-    ArchivedCatalog, ArchivedDocument, ArchivedPassage, ArchivedSearchIndex, D_BODY, D_HEADINGS,
-    DOCUMENT_FIELDS, Heading, NO_HEADING, P_BODY, P_HEADING, PASSAGE_FIELDS,
+    ArchivedCatalog, ArchivedDocument, ArchivedSearchIndex, D_BODY, D_HEADINGS, DOCUMENT_FIELDS,
+    Heading, NO_HEADING, P_BODY, P_HEADING, PASSAGE_FIELDS, PassageRow, Passages,
 };
 use crate::postings::{
     DocumentCursor, DocumentEntry, OccurrenceBlock, Occurrences, PassageCursor, PassageEntry,
@@ -252,12 +252,13 @@ struct Candidate {
 }
 
 impl Candidate {
-    fn new(passage: u32, row: &ArchivedPassage) -> Self {
+    fn new(passage: u32, passages: &Passages<'_>, row: PassageRow) -> Self {
+        let (chunk, heading, parent) = passages.place(row);
         Candidate {
             passage,
-            chunk: row.chunk.to_native(),
-            heading: row.heading.to_native(),
-            parent: row.parent.to_native(),
+            chunk,
+            heading,
+            parent,
             score: 0.0,
             local: 0.0,
             occurrences: [(0, 0); query::MAX_TERMS],
@@ -337,9 +338,9 @@ impl<'a> Index<'a> {
     ) -> (Vec<Candidate>, usize) {
         let index: &'a ArchivedSearchIndex = &self.archive.search;
         let documents = index.documents.as_slice();
-        let passages = index.passages.as_slice();
+        let passages = index.passages.reader();
         let range = self.kind_range(kind);
-        let n_passages = passages.len();
+        let n_passages = index.passages.len();
         let n_documents = documents.len();
         let mut cursors: Vec<TermCursor<'a>> = query
             .terms
@@ -362,11 +363,7 @@ impl<'a> Index<'a> {
                 }
             })
             .collect();
-        let passage_document = |p: u32| {
-            passages
-                .get(p as usize)
-                .map_or(u32::MAX, |p| p.document.to_native())
-        };
+        let passage_document = |p: u32| passages.document(p);
         // Skip to the first document of the requested kind.
         for cursor in &mut cursors {
             while cursor
@@ -477,7 +474,7 @@ impl<'a> Index<'a> {
                         c.document = c.documents.next();
                     }
                 }
-                let matched = count_hits(query, &mut cursors, end, passages, &mut positions);
+                let matched = count_hits(query, &mut cursors, end, &passages, &mut positions);
                 let fallback =
                     matched == 0 && titled && !query.strict && stats.passage_count.to_native() > 0;
                 total += if fallback { 1 } else { matched };
@@ -507,8 +504,10 @@ impl<'a> Index<'a> {
                     .filter(|&p| p < end)
                     .min();
                 let Some(p) = p else { break };
-                let passage = &passages[p as usize];
-                let mut candidate = Candidate::new(p, passage);
+                let row = passages.row(p);
+                let lengths = passages.lengths(row);
+                let opens_section = passages.opens_section(row);
+                let mut candidate = Candidate::new(p, &passages, row);
                 let mut scores_here = [0f32; query::MAX_TERMS];
                 let mut blocks = [OccurrenceBlock::default(); query::MAX_TERMS];
                 let mut own = false;
@@ -518,7 +517,7 @@ impl<'a> Index<'a> {
                     if let Some(e) = c.passage.filter(|e| e.passage == p) {
                         present |= u32::from(!e.occurrences.is_empty()) << i;
                         c.frequencies[D_BODY] += e.tf[P_BODY];
-                        if e.tf[P_HEADING] > 0 && passage.opens_section {
+                        if e.tf[P_HEADING] > 0 && opens_section {
                             c.frequencies[D_HEADINGS] += e.tf[P_HEADING];
                         }
                         own |= holds(&e);
@@ -527,7 +526,7 @@ impl<'a> Index<'a> {
                         #[allow(clippy::needless_range_loop)] // `f` indexes five parallel arrays
                         for f in 0..PASSAGE_FIELDS {
                             if e.tf[f] > 0 {
-                                let len = passage.lengths[f].to_native() as f32;
+                                let len = lengths[f] as f32;
                                 let norm = 1.0 - params.passage_b[f]
                                     + params.passage_b[f] * len / passage_avg[f];
                                 tf += params.passage_weights[f] * e.tf[f] as f32 / norm.max(1e-3);
@@ -535,7 +534,7 @@ impl<'a> Index<'a> {
                         }
                         let mut score = c.weight * c.passage_idf * tf / (params.k1 + tf);
                         if e.tf[P_HEADING] > 0 {
-                            let len = passage.lengths[P_HEADING].to_native() as f32;
+                            let len = lengths[P_HEADING] as f32;
                             let norm = 1.0 - params.passage_b[P_HEADING]
                                 + params.passage_b[P_HEADING] * len / passage_avg[P_HEADING];
                             score +=
@@ -588,7 +587,7 @@ impl<'a> Index<'a> {
                 // beginning.
                 let first = stats.first_passage.to_native();
                 if stats.passage_count.to_native() > 0 {
-                    buffer.push(Candidate::new(first, &passages[first as usize]));
+                    buffer.push(Candidate::new(first, &passages, passages.row(first)));
                     term_scores.extend(std::iter::repeat_n(0.0, n_terms));
                     most_bm25 = most_bm25.max(0.0);
                 }
@@ -722,16 +721,16 @@ impl<'a> Index<'a> {
     }
 
     fn hit(&self, query: &Query, candidate: &Candidate) -> Hit {
-        let passage = &self.archive.search.passages[candidate.passage as usize];
-        let document = passage.document.to_native();
-        let heading = passage.heading.to_native();
-        let start = passage.start.to_native() as usize;
+        let passage = self.archive.search.passages.get(candidate.passage);
+        let document = passage.document;
+        let heading = passage.heading;
+        let start = passage.start as usize;
         // A damaged frame gives no snippet here; rendering the hit reports the damage.
         let passage_text = self
             .content
             .view(
                 &self.document(document).content,
-                start..passage.end.to_native() as usize,
+                start..passage.end as usize,
             )
             .ok();
         let passage_text = passage_text.as_deref().unwrap_or_default();
@@ -755,7 +754,7 @@ impl<'a> Index<'a> {
         let mut token_starts = Vec::new();
         self.archive
             .search
-            .token_starts(passage, needed, &mut token_starts);
+            .token_starts(&passage, needed, &mut token_starts);
         let range = snippet::choose(query, passage_text, start, &blocks, &token_starts);
         Hit {
             document,
@@ -842,7 +841,7 @@ fn count_hits(
     query: &Query,
     cursors: &mut [TermCursor<'_>],
     end: u32,
-    passages: &[ArchivedPassage],
+    passages: &Passages<'_>,
     positions: &mut [Vec<u32>],
 ) -> usize {
     let mut count = 0;
@@ -866,8 +865,8 @@ fn count_hits(
         if !own || (query.strict && !phrases_match(query, &blocks, positions)) {
             continue;
         }
-        let passage = &passages[p as usize];
-        let here = (passage.heading.to_native(), passage.chunk.to_native());
+        let (chunk, heading, _) = passages.place(passages.row(p));
+        let here = (heading, chunk);
         if !last.is_some_and(|(heading, chunk)| heading == here.0 || chunk == here.1) {
             count += 1;
         }
