@@ -32,8 +32,8 @@ fn check_binary() -> PathBuf {
             let copy = common::variants_target().join("bin/skillpack-check");
             std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
             let staging = copy.with_extension("tmp");
-            std::fs::copy(
-                common::variants_release_dir().join("skillpack-check"),
+            common::place_executable(
+                &common::variants_release_dir().join("skillpack-check"),
                 &staging,
             )
             .unwrap();

@@ -527,8 +527,7 @@ fn corpora_compile() {
             at = chunk.end;
         }
         assert_eq!(
-            u64::from(at),
-            document.content.len,
+            at, document.content.len,
             "{}: chunks reach the end",
             document.uri
         );

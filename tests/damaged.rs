@@ -40,10 +40,11 @@ fn damaged_copy(dir: &std::path::Path) -> (PathBuf, String, String) {
     for byte in &mut binary[middle..middle + 8] {
         *byte ^= 0x5a;
     }
+    // Written here, but run only as the copy `install` makes (see `place_executable`).
+    let bytes = dir.join("skillpack-damaged.bytes");
+    std::fs::write(&bytes, &binary).unwrap();
     let path = dir.join("skillpack-damaged");
-    std::fs::write(&path, &binary).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    common::place_executable(&bytes, &path).unwrap();
     (path, damaged.uri.clone(), intact.uri.clone())
 }
 

@@ -62,7 +62,7 @@ fn build(repo: &Path, package: &str, env: &[(&str, &str)]) -> Result<PathBuf, St
         return Err(stderr);
     }
     let binary = repo.join(package);
-    std::fs::copy(common::variants_release_dir().join(package), &binary)
+    common::place_executable(&common::variants_release_dir().join(package), &binary)
         .expect("copy the built binary");
     Ok(binary)
 }

@@ -16,7 +16,7 @@ use common::http::{HttpServer, connect_legacy};
 fn placed(dir: &Path) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
     let binary = dir.join("skillpack");
-    std::fs::copy(common::release_binary(), &binary).unwrap();
+    common::place_executable(&common::release_binary(), &binary).unwrap();
     binary
 }
 

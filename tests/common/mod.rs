@@ -235,7 +235,7 @@ pub fn variant(name: &str, env: &[(&str, &str)]) -> Result<PathBuf, String> {
     let built = variants_release_dir().join("skillpack");
     std::fs::create_dir_all(&target).map_err(|e| e.to_string())?;
     let staging = target.join("skillpack.tmp");
-    std::fs::copy(&built, &staging).map_err(|e| e.to_string())?;
+    place_executable(&built, &staging)?;
     std::fs::rename(&staging, &copy).map_err(|e| e.to_string())?;
     match key {
         Some(key) => std::fs::write(&stamp, key).map_err(|e| e.to_string())?,
@@ -306,6 +306,31 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// Put a copy of the executable `from` at `to`, written by another process (`install`).
+///
+/// A file this process writes is open for writing for a moment, and a child another test
+/// thread forks in that moment holds the descriptor until it execs; running the file then
+/// fails with "Text file busy" (ETXTBSY). Written by `install`, the descriptor is never in
+/// this process, so no child of it can hold one.
+pub fn place_executable(from: &Path, to: &Path) -> Result<(), String> {
+    let output = Command::new("install")
+        .args(["-m", "0755", "-T"])
+        .arg(from)
+        .arg(to)
+        .output()
+        .map_err(|e| format!("install {}: {e}", to.display()))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "install {} {}: {}",
+            from.display(),
+            to.display(),
+            String::from_utf8_lossy(&output.stderr)
+        ))
+    }
 }
 
 /// Run the binary with arguments and return its output.

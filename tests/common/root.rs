@@ -80,7 +80,7 @@ impl EmptyRoot {
             .and_then(|n| n.to_str())
             .expect("a binary name")
             .to_owned();
-        std::fs::copy(binary, dir.path().join(&name)).expect("copy the binary");
+        super::place_executable(binary, &dir.path().join(&name)).expect("copy the binary");
         Some(EmptyRoot { dir, name, prefix })
     }
 

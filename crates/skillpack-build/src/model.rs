@@ -23,16 +23,19 @@ pub struct Span {
     pub len: u64,
 }
 
-/// Where a served file's bytes lie in the content store: `frame_count` consecutive frames
-/// from `first_frame`, which decode to `len` bytes in all. A document's frames are its
-/// text, cut at chunks past [`DOCUMENT_FRAME_BYTES`]; any other file is one frame per
-/// [`FILE_FRAME_BYTES`].
+/// Where a served file's bytes lie in the content store: `len` bytes from `offset` in the
+/// `frame_count` consecutive frames from `first_frame`, decoded and read as one. A
+/// document's frames are its text, cut at chunks past [`DOCUMENT_FRAME_BYTES`], and its
+/// tables after it; a small file of any other kind shares one frame with its neighbours
+/// (at an offset in it), a larger one has a frame per [`FILE_FRAME_BYTES`]. Files are at
+/// most 16 MiB, JSON resources far below 4 GiB.
 #[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[rkyv(derive(Debug))]
 pub struct Stored {
     pub first_frame: u32,
     pub frame_count: u32,
-    pub len: u64,
+    pub offset: u32,
+    pub len: u32,
 }
 
 /// A document's text is one frame, or several when it is longer than this: cut at the

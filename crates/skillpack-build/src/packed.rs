@@ -189,8 +189,17 @@ mod tests {
         assert_eq!(PackedRows::pack(&narrow).widths, [2, 25, 0, 10]);
         check(&narrow);
         // Rows wider than one load: field by field.
-        let wide: Vec<[u32; 5]> = (0..300u32)
-            .map(|i| [u32::MAX - i, i, u32::MAX, i.wrapping_mul(2_654_435_761), 7])
+        let wide: Vec<[u32; 6]> = (0..300u32)
+            .map(|i| {
+                [
+                    u32::MAX - i,
+                    i,
+                    u32::MAX,
+                    i.wrapping_mul(2_654_435_761),
+                    7,
+                    u32::MAX,
+                ]
+            })
             .collect();
         assert!(PackedRows::pack(&wide).row_bits > ROW_MAX_BITS);
         check(&wide);

@@ -554,7 +554,11 @@ fn bake(
             let starts = skill_doc_starts
                 .get(f.rel.as_str())
                 .map_or(&[][..], Vec::as_slice);
-            let item = pending.add(hash, &f.bytes, starts, is_text);
+            let item = if starts.is_empty() {
+                pending.add_file(hash, &f.bytes, is_text)
+            } else {
+                pending.add(hash, &f.bytes, starts, is_text)
+            };
             file_items.insert(f.rel.as_str(), item);
             model_file_items.push(item);
             totals.content_bytes += f.bytes.len() as u64;
@@ -613,7 +617,7 @@ fn bake(
             title: work.title,
             summary: work.summary,
             content: Stored {
-                len: work.text.len() as u64,
+                len: work.text.len() as u32,
                 ..Stored::default()
             },
             version: work.hash.to_hex()[..12].to_owned(),

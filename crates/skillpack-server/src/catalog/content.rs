@@ -201,6 +201,9 @@ impl<'a> Content<'a> {
         if start == end {
             return Ok(Cow::Borrowed(&[]));
         }
+        // From here on, offsets into the concatenated frames.
+        let base = stored.offset.to_native() as usize;
+        let (start, end) = (base + start, base + end);
         let first = stored.first_frame.to_native();
         let count = stored.frame_count.to_native();
         let mut at = 0usize;
@@ -238,6 +241,8 @@ impl<'a> Content<'a> {
         let len = stored.len.to_native() as usize;
         let end = range.end.min(len);
         let start = range.start.min(end);
+        let base = stored.offset.to_native() as usize;
+        let (start, end) = (base + start, base + end);
         let first = stored.first_frame.to_native();
         let count = stored.frame_count.to_native();
         let mut at = 0usize;
@@ -260,7 +265,7 @@ impl<'a> Content<'a> {
         Ok(View {
             frame: None,
             range: 0..0,
-            owned: self.text(stored, start..end)?.into_owned(),
+            owned: self.text(stored, start - base..end - base)?.into_owned(),
         })
     }
 

@@ -379,7 +379,7 @@ fn hit_json(
         ),
         None => (
             document.uri.to_string(),
-            0..document.content.len.to_native(),
+            0..u64::from(document.content.len.to_native()),
         ),
     };
     let section_size = section.end - section.start;

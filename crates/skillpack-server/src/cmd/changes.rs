@@ -544,7 +544,7 @@ pub fn manifest(catalog: &Catalog) -> Result<Manifest, crate::catalog::Damaged> 
                 title: d.title.to_string(),
                 version: d.version.to_string(),
                 hash: format!("blake3:{}", blake3::hash(text).to_hex()),
-                size: d.content.len.to_native(),
+                size: u64::from(d.content.len.to_native()),
                 intro: own[0].1.clone(),
                 sections: tables
                     .outline

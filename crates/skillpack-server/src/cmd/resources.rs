@@ -53,7 +53,7 @@ fn entry(catalog: &Catalog, index: usize) -> Resource {
                 catalog.name()
             ))
             .with_mime_type(JSON)
-            .with_size(archive.capabilities.len.to_native()),
+            .with_size(u64::from(archive.capabilities.len.to_native())),
         1 => Resource::new(uri::SKILLS_INDEX, "skills_index")
             .with_title("Skills index")
             .with_description(format!(
@@ -61,7 +61,7 @@ fn entry(catalog: &Catalog, index: usize) -> Resource {
                 archive.totals.skills.to_native()
             ))
             .with_mime_type(JSON)
-            .with_size(archive.skills_index.len.to_native()),
+            .with_size(u64::from(archive.skills_index.len.to_native())),
         2 => Resource::new(uri::DOCS_INDEX, "docs_index")
             .with_title("Docs index")
             .with_description(format!(
@@ -69,7 +69,7 @@ fn entry(catalog: &Catalog, index: usize) -> Resource {
                 archive.totals.docs.to_native()
             ))
             .with_mime_type(JSON)
-            .with_size(archive.docs_index.len.to_native()),
+            .with_size(u64::from(archive.docs_index.len.to_native())),
         _ => {
             // Each skill is listed once, as its SEP-2640 `SKILL.md` resource with the
             // metadata the extension asks for (name and description from the frontmatter,
@@ -92,7 +92,7 @@ fn entry(catalog: &Catalog, index: usize) -> Resource {
                 .with_title(document.title.as_str())
                 .with_description(frontmatter_description(skill))
                 .with_mime_type(MARKDOWN)
-                .with_size(document.content.len.to_native())
+                .with_size(u64::from(document.content.len.to_native()))
                 .with_meta(resource_meta)
         }
     }
