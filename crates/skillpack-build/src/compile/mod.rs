@@ -84,7 +84,7 @@ impl Output {
             document.content,
             document.tables as usize,
         )?;
-        crate::tables::decode(&bytes, document.content.len as u32)
+        crate::tables::decode(&bytes, document.content.len)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
 
@@ -785,7 +785,7 @@ fn bake(
     // Each document's tables end its last frame, after its text (`crate::tables`).
     for (document, item) in catalog.documents.iter_mut().zip(&mut doc_items) {
         let mut tables = Vec::new();
-        crate::tables::encode(&document.tables(), document.content.len as u32, &mut tables);
+        crate::tables::encode(&document.tables(), document.content.len, &mut tables);
         document.tables = tables.len() as u32;
         *item = pending.with_tail(*item, &tables);
     }

@@ -318,7 +318,7 @@ impl<'a> Content<'a> {
             .checked_sub(len)
             .and_then(|start| frame.get(start..))
             .ok_or_else(|| damaged(last, "shorter than the document's tables"))?;
-        let text_len = stored.len.to_native() as u32;
+        let text_len = stored.len.to_native();
         let tables = crate::tables::decode(bytes, text_len)
             .map(Arc::new)
             .map_err(|malformed| damaged(last, &malformed.to_string()))?;
