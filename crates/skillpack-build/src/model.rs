@@ -443,13 +443,38 @@ pub struct SkillFile {
     pub mime_type: String,
     /// Index of the document this file also is (a `SKILL.md` or a reference), if any.
     pub document: Option<u32>,
-    /// `sha256:<64 lowercase hex>` (SEP-2640).
-    pub sha256: String,
+    /// Its SHA-256, shown as `sha256:<64 lowercase hex>` (SEP-2640).
+    pub sha256: Sha256,
     pub size: u64,
     pub content: Stored,
     /// UTF-8 without NUL and not of a binary type: served as text, otherwise as a base64
     /// blob.
     pub is_text: bool,
+}
+
+/// A SHA-256 digest: 32 bytes in the archive, `sha256:<64 lowercase hex>` when shown.
+#[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[rkyv(derive(Debug))]
+pub struct Sha256(pub [u8; 32]);
+
+fn write_sha256(bytes: &[u8; 32], f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    f.write_str("sha256:")?;
+    for b in bytes {
+        write!(f, "{b:02x}")?;
+    }
+    Ok(())
+}
+
+impl std::fmt::Display for Sha256 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write_sha256(&self.0, f)
+    }
+}
+
+impl std::fmt::Display for ArchivedSha256 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write_sha256(&self.0, f)
+    }
 }
 
 #[derive(Archive, Serialize, Debug)]
@@ -589,14 +614,50 @@ pub struct UriIndex {
     pub key: u64,
     /// Displacement pairs, flattened: `disps[2i]`, `disps[2i + 1]`.
     pub disps: Vec<u32>,
-    /// The target of the URI hashed to each slot.
-    pub targets: Vec<Target>,
+    /// The target of the URI hashed to each slot, as [`Target::slot`] packs it.
+    pub targets: Vec<u32>,
+}
+
+/// A slot packs a target's kind in its top four bits and its index in the rest.
+const SLOT_SHIFT: u32 = 28;
+
+impl Target {
+    /// The target as one number, for the URI index (`None` for the targets it never
+    /// holds: chunks and change sets, and indexes past 2^28).
+    pub fn slot(self) -> Option<u32> {
+        let (kind, index) = match self {
+            Target::Capabilities => (0, 0),
+            Target::SkillsIndex => (1, 0),
+            Target::DocsIndex => (2, 0),
+            Target::SkillRecord(i) => (3, i),
+            Target::Document(i) => (4, i),
+            Target::SkillFile(i) => (5, i),
+            Target::Directory(i) => (6, i),
+            Target::Chunk { .. } | Target::Changes(_) => return None,
+        };
+        (index < 1 << SLOT_SHIFT).then_some(kind << SLOT_SHIFT | index)
+    }
+
+    /// The target a slot holds (`None` for a kind no build writes).
+    pub fn from_slot(slot: u32) -> Option<Target> {
+        let index = slot & ((1 << SLOT_SHIFT) - 1);
+        Some(match slot >> SLOT_SHIFT {
+            0 => Target::Capabilities,
+            1 => Target::SkillsIndex,
+            2 => Target::DocsIndex,
+            3 => Target::SkillRecord(index),
+            4 => Target::Document(index),
+            5 => Target::SkillFile(index),
+            6 => Target::Directory(index),
+            _ => return None,
+        })
+    }
 }
 
 impl ArchivedUriIndex {
     /// The target whose slot `uri` hashes to: the answer if the catalog serves `uri`, and
     /// some unrelated target otherwise (see [`ArchivedCatalog::lookup`]).
-    pub fn candidate(&self, uri: &str) -> Option<&ArchivedTarget> {
+    pub fn candidate(&self, uri: &str) -> Option<Target> {
         let len = self.targets.len();
         let buckets = self.disps.len() / 2;
         if len == 0 || buckets == 0 {
@@ -607,7 +668,7 @@ impl ArchivedUriIndex {
         let d1 = self.disps[2 * bucket].to_native();
         let d2 = self.disps[2 * bucket + 1].to_native();
         let slot = phf_shared::displace(hashes.f1, hashes.f2, d1, d2) % len as u32;
-        self.targets.get(slot as usize)
+        Target::from_slot(self.targets.get(slot as usize)?.to_native())
     }
 
     /// Number of URIs in the index.
@@ -636,39 +697,35 @@ impl ArchivedCatalog {
     }
 
     /// The target of `uri`, if the catalog serves exactly that URI (canonical spelling).
-    pub fn lookup(&self, uri: &str) -> Option<&ArchivedTarget> {
+    pub fn lookup(&self, uri: &str) -> Option<Target> {
         let target = self.uri_index.candidate(uri)?;
         self.spells(target, uri).then_some(target)
     }
 
     /// Whether `uri` is the canonical URI of `target`.
-    pub fn spells(&self, target: &ArchivedTarget, uri: &str) -> bool {
+    pub fn spells(&self, target: Target, uri: &str) -> bool {
         use crate::uri;
         match target {
-            ArchivedTarget::Capabilities => uri == uri::CAPABILITIES,
-            ArchivedTarget::SkillsIndex => uri == uri::SKILLS_INDEX,
-            ArchivedTarget::DocsIndex => uri == uri::DOCS_INDEX,
-            ArchivedTarget::SkillRecord(i) => {
-                self.skills
-                    .get(i.to_native() as usize)
-                    .is_some_and(|skill| {
-                        uri.strip_prefix(uri::SKILL_RECORD_PREFIX)
-                            .is_some_and(|rest| uri::is_encoded_segment(rest, &skill.id))
-                    })
-            }
-            ArchivedTarget::Document(d) => self
+            Target::Capabilities => uri == uri::CAPABILITIES,
+            Target::SkillsIndex => uri == uri::SKILLS_INDEX,
+            Target::DocsIndex => uri == uri::DOCS_INDEX,
+            Target::SkillRecord(i) => self.skills.get(i as usize).is_some_and(|skill| {
+                uri.strip_prefix(uri::SKILL_RECORD_PREFIX)
+                    .is_some_and(|rest| uri::is_encoded_segment(rest, &skill.id))
+            }),
+            Target::Document(d) => self
                 .documents
-                .get(d.to_native() as usize)
+                .get(d as usize)
                 .is_some_and(|document| document.uri == uri),
-            ArchivedTarget::SkillFile(i) => self
+            Target::SkillFile(i) => self
                 .files
-                .get(i.to_native() as usize)
+                .get(i as usize)
                 .is_some_and(|file| file.uri == uri),
-            ArchivedTarget::Directory(i) => self
+            Target::Directory(i) => self
                 .directories
-                .get(i.to_native() as usize)
+                .get(i as usize)
                 .is_some_and(|directory| directory.uri == uri),
-            ArchivedTarget::Chunk { .. } | ArchivedTarget::Changes(_) => false,
+            Target::Chunk { .. } | Target::Changes(_) => false,
         }
     }
 }
@@ -958,5 +1015,51 @@ impl ArchivedSearchIndex {
             .get(start..)
             .unwrap_or_default();
         crate::postings::read_token_starts(table, count.min(passage.lengths[P_BODY] as usize), out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_packs_into_a_slot_and_back_where_the_index_can_hold_it() {
+        let held = [
+            Target::Capabilities,
+            Target::SkillsIndex,
+            Target::DocsIndex,
+            Target::SkillRecord(7),
+            Target::Document(0),
+            Target::Document((1 << SLOT_SHIFT) - 1),
+            Target::SkillFile(123_456),
+            Target::Directory(3),
+        ];
+        for target in held {
+            let slot = target.slot().expect("the index holds it");
+            assert_eq!(Target::from_slot(slot), Some(target));
+        }
+        // Never in the index: chunks, change sets, indexes past 2^28.
+        assert_eq!(
+            Target::Chunk {
+                document: 1,
+                chunk: 2
+            }
+            .slot(),
+            None
+        );
+        assert_eq!(Target::Changes(0).slot(), None);
+        assert_eq!(Target::Document(1 << SLOT_SHIFT).slot(), None);
+        // A kind no build writes.
+        assert_eq!(Target::from_slot(u32::MAX), None);
+    }
+
+    #[test]
+    fn a_digest_shows_as_sep_2640_spells_it() {
+        let mut bytes = [0u8; 32];
+        bytes[0] = 0xab;
+        bytes[31] = 0x01;
+        let shown = Sha256(bytes).to_string();
+        assert_eq!(shown.len(), "sha256:".len() + 64);
+        assert!(shown.starts_with("sha256:ab00") && shown.ends_with("0001"));
     }
 }

@@ -408,7 +408,7 @@ impl State {
                 f.uri.clone(),
                 FileState {
                     skill: f.skill.clone(),
-                    sha256: short_sha256(&f.sha256),
+                    sha256: short_sha256(&f.sha256.to_string()),
                 },
             );
         }
@@ -808,7 +808,7 @@ pub fn current_state(catalog: &crate::model::Catalog, texts: &[&str]) -> State {
                     .skills
                     .get(owner)
                     .map_or(String::new(), |s| s.id.clone()),
-                sha256: short_sha256(&file.sha256),
+                sha256: short_sha256(&file.sha256.to_string()),
             },
         );
     }

@@ -567,7 +567,7 @@ fn bake(
                 path: f.rel.clone(),
                 mime_type,
                 document: None,
-                sha256: sha256_digest(&f.bytes),
+                sha256: crate::model::Sha256(Sha256::digest(&f.bytes).into()),
                 size: f.bytes.len() as u64,
                 content: Stored::default(),
                 is_text,
@@ -921,6 +921,11 @@ fn uri_index(catalog: &Catalog) -> UriIndex {
     UriIndex {
         key: state.key,
         disps: state.disps.iter().flat_map(|&(a, b)| [a, b]).collect(),
-        targets: state.map.iter().map(|&i| entries[i].1).collect(),
+        // Every target here has a slot: no chunk or change set, far fewer than 2^28 files.
+        targets: state
+            .map
+            .iter()
+            .map(|&i| entries[i].1.slot().unwrap_or(u32::MAX))
+            .collect(),
     }
 }

@@ -45,7 +45,7 @@ pub fn skill_record(catalog: &Catalog, skill: &Skill) -> String {
                 "uri": f.uri,
                 "mime_type": f.mime_type,
                 "size": f.size,
-                "sha256": f.sha256,
+                "sha256": f.sha256.to_string(),
             })
         })
         .collect();

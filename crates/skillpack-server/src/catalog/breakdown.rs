@@ -206,7 +206,7 @@ pub fn of(catalog: &Catalog) -> Breakdown {
             + s.references.iter().map(|r| heap(&r.id)).sum::<usize>();
     }
     for f in archive.files.iter() {
-        b.skills_files += heap(&f.uri) + heap(&f.path) + heap(&f.mime_type) + heap(&f.sha256);
+        b.skills_files += heap(&f.uri) + heap(&f.path) + heap(&f.mime_type);
     }
     for d in archive.directories.iter() {
         b.skills_files += heap(&d.uri) + items(&d.children);

@@ -12,8 +12,7 @@ use std::sync::Arc;
 pub use content::{Content, Damaged, Dictionary, View, set_cache_bytes};
 
 use crate::model::{
-    ArchivedCatalog, ArchivedDocument, ArchivedSkill, ArchivedSkillFile, ArchivedStored,
-    ArchivedTarget,
+    ArchivedCatalog, ArchivedDocument, ArchivedSkill, ArchivedSkillFile, ArchivedStored, Target,
 };
 use crate::tables::DocumentTables;
 
@@ -116,7 +115,7 @@ impl Catalog {
             let bytes = self
                 .read(&file.content)
                 .map_err(|damage| format!("{}: {damage}", file.uri))?;
-            if crate::compile::sha256_digest(&bytes) != file.sha256.as_str() {
+            if crate::compile::sha256_digest(&bytes) != file.sha256.to_string() {
                 return Err(format!(
                     "{} decodes to bytes other than those it was built from: this binary is \
                      corrupt; rebuild it or fetch the release again",
@@ -162,7 +161,7 @@ impl Catalog {
         &hex[..hex.len().min(12)]
     }
 
-    pub fn lookup(&self, uri: &str) -> Option<&'static ArchivedTarget> {
+    pub fn lookup(&self, uri: &str) -> Option<Target> {
         self.archive.lookup(uri)
     }
 
@@ -228,7 +227,7 @@ impl Catalog {
     /// Index of the skill with this id.
     pub fn skill_by_id(&self, id: &str) -> Option<u32> {
         match self.lookup(&crate::uri::skill_record(id))? {
-            ArchivedTarget::SkillRecord(i) => Some(i.to_native()),
+            Target::SkillRecord(i) => Some(i),
             _ => None,
         }
     }
@@ -296,7 +295,7 @@ mod tests {
         let uris = named_uris(catalog);
         assert_eq!(catalog.archive().uri_index.len(), uris.len());
         for (uri, target) in &uris {
-            let found = catalog.lookup(uri).map(crate::cmd::lookup::native);
+            let found = catalog.lookup(uri);
             assert_eq!(found, Some(*target), "{uri}");
             // Near misses land on some slot too; the index must refuse them.
             for near in [

@@ -783,7 +783,7 @@ fn skill_file(
         "detail": if full { "full" } else { "summary" },
         "mime_type": file.mime_type.as_str(),
         "size": bytes.len(),
-        "version": file.sha256.as_str(),
+        "version": file.sha256.to_string(),
         "truncated": false,
     });
     if file.is_text {

@@ -17,7 +17,7 @@ use crate::compile::history::{self, Manifest};
 use crate::contract::TOOL_LIST;
 use crate::model::{
     ArchivedChangeKind, ArchivedChangeSet, ArchivedDocumentChange, ArchivedEarlierRelease,
-    ArchivedFileChange, ArchivedTarget, SAME_RELEASE,
+    ArchivedFileChange, SAME_RELEASE, Target,
 };
 use crate::uri;
 
@@ -268,8 +268,8 @@ fn section_uri(catalog: &Catalog, document_uri: &str, anchor: &str) -> String {
         return uri::anchor(document_uri, anchor);
     }
     match catalog.lookup(document_uri) {
-        Some(ArchivedTarget::Document(d)) => catalog
-            .tables(d.to_native())
+        Some(Target::Document(d)) => catalog
+            .tables(d)
             .ok()
             .and_then(|tables| Some(uri::chunk(document_uri, &tables.chunks.first()?.id)))
             .unwrap_or_else(|| document_uri.to_owned()),

@@ -20,7 +20,7 @@ use super::prompts;
 use super::suggest::{Context, empty, prefix_scan, rank, skill_ids};
 use crate::catalog::Catalog;
 use crate::contract;
-use crate::model::ArchivedTarget;
+use crate::model::Target;
 use crate::uri;
 
 pub fn complete(catalog: &Catalog, request: &CompleteRequestParams) -> CompletionInfo {
@@ -106,7 +106,7 @@ fn template_document(
         return None;
     };
     match catalog.lookup(&document_uri)? {
-        ArchivedTarget::Document(index) => catalog.tables(index.to_native()).ok(),
+        Target::Document(index) => catalog.tables(index).ok(),
         _ => None,
     }
 }

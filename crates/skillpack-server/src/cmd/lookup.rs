@@ -7,7 +7,7 @@ use super::errors::{
     CANDIDATES, CatalogError, Code, FULL_SCAN, Repair, did_you_mean, did_you_mean_sorted,
 };
 use crate::catalog::Catalog;
-use crate::model::{ArchivedDocument, ArchivedSkill, ArchivedTarget, Target};
+use crate::model::{ArchivedDocument, ArchivedSkill, Target};
 use crate::tables::DocumentTables;
 use crate::uri::{self, Family, UriError};
 
@@ -28,7 +28,6 @@ pub fn resolve(catalog: &Catalog, raw: &str) -> Result<Resolved, CatalogError> {
     if base.len() <= uri::MAX_URI_BYTES
         && let Some(target) = catalog.lookup(base)
     {
-        let target = native(target);
         return match fragment {
             None => Ok(Resolved {
                 target,
@@ -52,23 +51,21 @@ pub fn resolve(catalog: &Catalog, raw: &str) -> Result<Resolved, CatalogError> {
     }
     let canonical = parsed.canonical();
     if let Some(target) = catalog.lookup(&canonical) {
-        return attach_anchor(catalog, raw, native(target), parsed.anchor.as_deref());
+        return attach_anchor(catalog, raw, target, parsed.anchor.as_deref());
     }
     // A chunk: its document's URI, then the id in the document's chunk table.
     if let Some(chunk_id) = parsed.chunk.as_deref()
-        && let Some(ArchivedTarget::Document(index)) = catalog.lookup(&parsed.base())
+        && let Some(Target::Document(document)) = catalog.lookup(&parsed.base())
+        && let Some((chunk, _)) = catalog.tables(document)?.chunk(chunk_id)
     {
-        let document = index.to_native();
-        if let Some((chunk, _)) = catalog.tables(document)?.chunk(chunk_id) {
-            let target = Target::Chunk { document, chunk };
-            if parsed.anchor.is_some() {
-                return attach_anchor(catalog, raw, target, parsed.anchor.as_deref());
-            }
-            return Ok(Resolved {
-                target,
-                heading: None,
-            });
+        let target = Target::Chunk { document, chunk };
+        if parsed.anchor.is_some() {
+            return attach_anchor(catalog, raw, target, parsed.anchor.as_deref());
         }
+        return Ok(Resolved {
+            target,
+            heading: None,
+        });
     }
     Err(not_found(
         catalog,
@@ -134,24 +131,6 @@ fn attach_anchor(
             .repair(repair)
             .uri(raw))
         }
-    }
-}
-
-/// The plain-data form of an archived target.
-pub fn native(target: &ArchivedTarget) -> Target {
-    match target {
-        ArchivedTarget::Capabilities => Target::Capabilities,
-        ArchivedTarget::SkillsIndex => Target::SkillsIndex,
-        ArchivedTarget::DocsIndex => Target::DocsIndex,
-        ArchivedTarget::SkillRecord(i) => Target::SkillRecord(i.to_native()),
-        ArchivedTarget::Document(i) => Target::Document(i.to_native()),
-        ArchivedTarget::Chunk { document, chunk } => Target::Chunk {
-            document: document.to_native(),
-            chunk: chunk.to_native(),
-        },
-        ArchivedTarget::SkillFile(i) => Target::SkillFile(i.to_native()),
-        ArchivedTarget::Directory(i) => Target::Directory(i.to_native()),
-        ArchivedTarget::Changes(i) => Target::Changes(i.to_native()),
     }
 }
 
@@ -262,9 +241,8 @@ fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>)
     let skill_not_found = |skill_id: &str| skill_not_found(catalog, raw, family, skill_id);
     // The document exists but the chunk does not.
     if let Some(chunk_id) = chunk
-        && let Some(ArchivedTarget::Document(index)) = catalog.lookup(&family.canonical())
+        && let Some(Target::Document(index)) = catalog.lookup(&family.canonical())
     {
-        let index = index.to_native();
         let document = catalog.document(index);
         return match catalog.tables(index) {
             Ok(tables) => chunk_not_found(document, &tables, chunk_id).uri(raw),

@@ -24,9 +24,7 @@ use super::errors::{CANDIDATES, CatalogError, Code, Repair, did_you_mean_sorted}
 use super::lookup::{self, Resolved};
 use crate::catalog::Catalog;
 use crate::contract::{DIRECTORY_PAGE_SIZE, META_SKILL, SKILLS_PAGE_FILES, SKILLS_PAGE_SIZE};
-use crate::model::{
-    ArchivedDirectory, ArchivedDirectoryChild, ArchivedSkill, ArchivedTarget, Target,
-};
+use crate::model::{ArchivedDirectory, ArchivedDirectoryChild, ArchivedSkill, Target};
 use crate::uri;
 
 const LISTING: &str = "skills";
@@ -71,7 +69,7 @@ pub fn entry(catalog: &Catalog, skill: &ArchivedSkill) -> Result<Skill, ErrorDat
     let files = catalog
         .skill_files(skill)
         .iter()
-        .map(|f| SkillResource::new(f.uri.as_str(), f.sha256.as_str(), f.size.to_native()))
+        .map(|f| SkillResource::new(f.uri.as_str(), f.sha256.to_string(), f.size.to_native()))
         .collect();
     let document = catalog.document(skill.document.to_native());
     let meta = super::meta::meta(
@@ -138,10 +136,10 @@ pub fn get(catalog: &Catalog, raw: &str) -> Result<GetSkillResult, SkillsError> 
 /// The skill whose `SKILL.md` URI is exactly `raw`. Skill identity is the URI as listed
 /// (SEP-2640), so another spelling of it is not this skill: the error names the listed one.
 fn skill_at(catalog: &Catalog, raw: &str) -> Option<&'static ArchivedSkill> {
-    let Some(ArchivedTarget::SkillFile(file)) = catalog.lookup(raw) else {
+    let Some(Target::SkillFile(file)) = catalog.lookup(raw) else {
         return None;
     };
-    let file = catalog.files().get(file.to_native() as usize)?;
+    let file = catalog.files().get(file as usize)?;
     let folder = file.path.as_str().strip_suffix(SKILL_MD)?;
     let id = folder.rsplit('/').next().unwrap_or(folder);
     let skill = catalog.skill(catalog.skill_by_id(id)?);
