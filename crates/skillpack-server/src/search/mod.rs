@@ -244,12 +244,16 @@ struct Candidate {
     score: f32,
     /// The passage's score for choosing among the sections of its document.
     local: f32,
-    /// Where the occurrence block of each query term in this passage lies in the postings
-    /// bytes (`(0, 0)` when the term is absent), with [`OFFSETS`] set in the length when
-    /// the block stores byte offsets: offsets rather than slices keep candidates small,
-    /// and they are copied a lot.
-    occurrences: [(u32, u32); query::MAX_TERMS],
+    /// Where its occurrence refs start in their arena ([`Refs`]): one per query term.
+    refs: u32,
 }
+
+/// Where the occurrence block of each query term in a passage lies in the postings bytes
+/// (`(0, 0)` when the term is absent), with [`OFFSETS`] set in the length when the block
+/// stores byte offsets: `n_terms` consecutive entries per candidate, which refers to them
+/// by index. Offsets rather than slices, and out of the candidate, keep candidates small:
+/// they are copied a lot.
+type Refs = Vec<(u32, u32)>;
 
 impl Candidate {
     fn new(passage: u32, passages: &Passages<'_>, row: PassageRow) -> Self {
@@ -261,7 +265,7 @@ impl Candidate {
             parent,
             score: 0.0,
             local: 0.0,
-            occurrences: [(0, 0); query::MAX_TERMS],
+            refs: 0,
         }
     }
 }
@@ -311,7 +315,7 @@ impl<'a> Index<'a> {
             .offset
             .saturating_add(request.limit)
             .clamp(2, MAX_RESULTS);
-        let (ranked, total) = self.rank(&query, request.kind, keep, params);
+        let (ranked, refs, total) = self.rank(&query, request.kind, keep, params);
         results.clear_lead = match ranked.as_slice() {
             [] => false,
             [_] => true,
@@ -323,7 +327,7 @@ impl<'a> Index<'a> {
             .iter()
             .skip(request.offset)
             .take(request.limit)
-            .map(|c| self.hit(&query, c))
+            .map(|c| self.hit(&query, c, &refs))
             .collect();
         results
     }
@@ -335,7 +339,7 @@ impl<'a> Index<'a> {
         kind: Kind,
         keep: usize,
         params: &Params,
-    ) -> (Vec<Candidate>, usize) {
+    ) -> (Vec<Candidate>, Refs, usize) {
         let index: &'a ArchivedSearchIndex = &self.archive.search;
         let documents = index.documents.as_slice();
         let passages = index.passages.reader();
@@ -418,6 +422,8 @@ impl<'a> Index<'a> {
 
         let mut top: Vec<Candidate> = Vec::with_capacity(keep * 2 + 8);
         let mut buffer: Vec<Candidate> = Vec::new();
+        // The occurrence refs of `buffer`'s candidates, and of those kept in `top`.
+        let (mut doc_refs, mut kept_refs): (Refs, Refs) = (Vec::new(), Vec::new());
         // Per candidate of `buffer`, the score each query term adds to it (`n_terms` a row).
         let n_terms = query.terms.len();
         let mut term_scores: Vec<f32> = Vec::new();
@@ -494,6 +500,7 @@ impl<'a> Index<'a> {
             // phrases come once the document is known to be able to make the page.
             buffer.clear();
             term_scores.clear();
+            doc_refs.clear();
             // Per query term, the document's passages that hold it in any field.
             let mut df = [0u32; query::MAX_TERMS];
             let mut most_bm25 = f32::MIN;
@@ -508,6 +515,7 @@ impl<'a> Index<'a> {
                 let lengths = passages.lengths(row);
                 let opens_section = passages.opens_section(row);
                 let mut candidate = Candidate::new(p, &passages, row);
+                let mut refs = [(0u32, 0u32); query::MAX_TERMS];
                 let mut scores_here = [0f32; query::MAX_TERMS];
                 let mut blocks = [OccurrenceBlock::default(); query::MAX_TERMS];
                 let mut own = false;
@@ -523,22 +531,21 @@ impl<'a> Index<'a> {
                         own |= holds(&e);
                         df[i] += 1;
                         let mut tf = 0.0;
-                        #[allow(clippy::needless_range_loop)] // `f` indexes five parallel arrays
+                        let norm = |f: usize| {
+                            let len = lengths[f] as f32;
+                            (1.0 - params.passage_b[f] + params.passage_b[f] * len / passage_avg[f])
+                                .max(1e-3)
+                        };
+                        #[allow(clippy::needless_range_loop)] // `f` indexes parallel arrays
                         for f in 0..PASSAGE_FIELDS {
                             if e.tf[f] > 0 {
-                                let len = lengths[f] as f32;
-                                let norm = 1.0 - params.passage_b[f]
-                                    + params.passage_b[f] * len / passage_avg[f];
-                                tf += params.passage_weights[f] * e.tf[f] as f32 / norm.max(1e-3);
+                                tf += params.passage_weights[f] * e.tf[f] as f32 / norm(f);
                             }
                         }
                         let mut score = c.weight * c.passage_idf * tf / (params.k1 + tf);
                         if e.tf[P_HEADING] > 0 {
-                            let len = lengths[P_HEADING] as f32;
-                            let norm = 1.0 - params.passage_b[P_HEADING]
-                                + params.passage_b[P_HEADING] * len / passage_avg[P_HEADING];
                             score +=
-                                params.heading_bonus * c.weight * c.passage_idf / norm.max(1e-3);
+                                params.heading_bonus * c.weight * c.passage_idf / norm(P_HEADING);
                         }
                         candidate.score += score;
                         scores_here[i] = score;
@@ -546,7 +553,7 @@ impl<'a> Index<'a> {
                         let start = e.occurrences.bytes.as_ptr() as usize - postings_start;
                         let len = e.occurrences.bytes.len() as u32
                             | if e.occurrences.offsets { OFFSETS } else { 0 };
-                        candidate.occurrences[i] = (start as u32, len);
+                        refs[i] = (start as u32, len);
                         c.passage = c.passages.next();
                     }
                 }
@@ -559,6 +566,8 @@ impl<'a> Index<'a> {
                     .map(|(_, bound)| bound)
                     .sum();
                 most_bm25 = most_bm25.max(candidate.score + bonus_bound);
+                candidate.refs = doc_refs.len() as u32;
+                doc_refs.extend_from_slice(&refs[..n_terms]);
                 buffer.push(candidate);
                 term_scores.extend_from_slice(&scores_here[..n_terms]);
             }
@@ -587,7 +596,10 @@ impl<'a> Index<'a> {
                 // beginning.
                 let first = stats.first_passage.to_native();
                 if stats.passage_count.to_native() > 0 {
-                    buffer.push(Candidate::new(first, &passages, passages.row(first)));
+                    let mut candidate = Candidate::new(first, &passages, passages.row(first));
+                    candidate.refs = doc_refs.len() as u32;
+                    doc_refs.extend(std::iter::repeat_n((0, 0), n_terms));
+                    buffer.push(candidate);
                     term_scores.extend(std::iter::repeat_n(0.0, n_terms));
                     most_bm25 = most_bm25.max(0.0);
                 }
@@ -610,8 +622,10 @@ impl<'a> Index<'a> {
                 .zip(term_scores.chunks_exact_mut(n_terms.max(1)))
             {
                 let mut blocks = [OccurrenceBlock::default(); query::MAX_TERMS];
-                for (block, &(start, len)) in
-                    blocks.iter_mut().zip(&candidate.occurrences).take(n_terms)
+                for (block, &(start, len)) in blocks
+                    .iter_mut()
+                    .zip(&doc_refs[candidate.refs as usize..])
+                    .take(n_terms)
                 {
                     *block = occurrence_block(postings, start, len);
                 }
@@ -689,10 +703,14 @@ impl<'a> Index<'a> {
                 if score < threshold {
                     break;
                 }
+                let candidate = buffer[k as usize];
+                let from = candidate.refs as usize;
                 top.push(Candidate {
                     score,
-                    ..buffer[k as usize]
+                    refs: kept_refs.len() as u32,
+                    ..candidate
                 });
+                kept_refs.extend_from_slice(&doc_refs[from..from + n_terms]);
                 factor *= params.same_document_decay;
             }
             // As soon as the page is full, what it takes to enter it: the sooner it is known,
@@ -705,7 +723,7 @@ impl<'a> Index<'a> {
         }
         sort_candidates(&mut top);
         top.truncate(keep);
-        (top, total)
+        (top, kept_refs, total)
     }
 
     /// Documents of `kind`: skill documents and references come first in the catalog,
@@ -720,7 +738,7 @@ impl<'a> Index<'a> {
         }
     }
 
-    fn hit(&self, query: &Query, candidate: &Candidate) -> Hit {
+    fn hit(&self, query: &Query, candidate: &Candidate, refs: &Refs) -> Hit {
         let passage = self.archive.search.passages.get(candidate.passage);
         let document = passage.document;
         let heading = passage.heading;
@@ -738,7 +756,7 @@ impl<'a> Index<'a> {
         let mut blocks = [OccurrenceBlock::default(); query::MAX_TERMS];
         for (block, &(start, len)) in blocks
             .iter_mut()
-            .zip(&candidate.occurrences)
+            .zip(refs.get(candidate.refs as usize..).unwrap_or_default())
             .take(query.terms.len())
         {
             *block = occurrence_block(postings, start, len);
