@@ -2,9 +2,10 @@
 //! folders, then reads every chunk of every document through `catalog::Content` (what a
 //! chunk read decodes and copies, without a transport) for `--rounds` rounds after a first
 //! one, and prints p50, p90 and p99 (`docs/benchmarks.md`, "The compact archive").
+//! `--documents` reads each document's whole text once a round instead.
 //!
 //! ```sh
-//! cargo run --release --example read_latency -- --skills DIR --docs DIR [--rounds 20] [--cache-mib N]
+//! cargo run --release --example read_latency -- --skills DIR --docs DIR [--rounds 20] [--cache-mib N] [--documents]
 //! ```
 //! `--cache-mib 0` decodes on every read, as `serve --cache-mib 0` does.
 
@@ -20,8 +21,13 @@ fn main() -> ExitCode {
     let mut skills: Option<PathBuf> = None;
     let mut docs: Option<PathBuf> = None;
     let mut rounds = 20usize;
+    let mut whole = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
+        if arg == "--documents" {
+            whole = true;
+            continue;
+        }
         let value = args.next();
         match (arg.as_str(), value) {
             ("--skills", Some(v)) => skills = Some(v.into()),
@@ -35,7 +41,7 @@ fn main() -> ExitCode {
             _ => {
                 eprintln!(
                     "read_latency: bad argument {arg:?}; usage: [--skills DIR] [--docs DIR] \
-                     [--rounds N] [--cache-mib N]"
+                     [--rounds N] [--cache-mib N] [--documents]"
                 );
                 return ExitCode::from(2);
             }
@@ -54,12 +60,19 @@ fn main() -> ExitCode {
                 eprintln!("read_latency: {}: damaged tables", document.uri);
                 return ExitCode::FAILURE;
             };
-            for c in 0..chunks {
+            // `--documents`: one read of the whole text per document, else one per chunk.
+            let reads = if whole { chunks.min(1) } else { chunks };
+            for c in 0..reads {
                 // What a chunk read does: its document's chunk table, then its bytes.
                 let started = Instant::now();
                 let text = catalog.tables(d as u32).and_then(|tables| {
-                    let chunk = &tables.chunks[c];
-                    content.text(&document.content, chunk.start as usize..chunk.end as usize)
+                    let range = if whole {
+                        0..tables.chunks.last().map_or(0, |chunk| chunk.end as usize)
+                    } else {
+                        let chunk = &tables.chunks[c];
+                        chunk.start as usize..chunk.end as usize
+                    };
+                    content.text(&document.content, range)
                 });
                 let elapsed = started.elapsed().as_nanos();
                 if let Err(error) = text {
@@ -79,8 +92,9 @@ fn main() -> ExitCode {
     nanos.sort_unstable();
     let at = |q: usize| nanos[(nanos.len() * q / 100).min(nanos.len() - 1)] as f64 / 1000.0;
     println!(
-        "{} chunk reads: p50 {:.2} µs, p90 {:.2} µs, p99 {:.2} µs",
+        "{} {} reads: p50 {:.2} µs, p90 {:.2} µs, p99 {:.2} µs",
         nanos.len(),
+        if whole { "document" } else { "chunk" },
         at(50),
         at(90),
         at(99)

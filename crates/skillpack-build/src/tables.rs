@@ -142,14 +142,33 @@ struct Derive {
 }
 
 impl Derive {
-    /// The slug the compiler starts from for a heading of this text without an explicit id.
-    fn base(text: &str) -> String {
-        let slug = github_slugger::slug(text);
-        if slug.is_empty() {
+    /// The slug the compiler starts from for a heading of this text without an explicit id,
+    /// when the text is ASCII (`None` otherwise: the anchor is then written out).
+    ///
+    /// Why not `github_slugger::slug`, which the compiler calls: it matches Unicode
+    /// categories with a regex, and calling it here linked the `regex` crates into the
+    /// server (580 KB of code, twice the start-up relocations, a regex compiled on the first
+    /// read). On ASCII text its categories reduce to this: letters lowercased, digits and
+    /// `_` kept, space and `-` become `-`, everything else goes (`tests` compares the two).
+    /// Headings with other text are rare and their anchors compress beside them.
+    fn base(text: &str) -> Option<String> {
+        if !text.is_ascii() {
+            return None;
+        }
+        let slug: String = text
+            .bytes()
+            .filter_map(|b| match b {
+                b'a'..=b'z' | b'0'..=b'9' | b'_' => Some(b as char),
+                b'A'..=b'Z' => Some(b.to_ascii_lowercase() as char),
+                b' ' | b'-' => Some('-'),
+                _ => None,
+            })
+            .collect();
+        Some(if slug.is_empty() {
             "section".to_owned()
         } else {
             slug
-        }
+        })
     }
 
     /// The anchor the compiler gives a heading whose slug is `base`, given the anchors of
@@ -161,11 +180,12 @@ impl Derive {
     /// Take a heading's anchor: later slugs are de-duplicated against it as the compiler
     /// de-duplicated them. `derived` says it is [`Derive::anchor`] of `base`, which keeps
     /// the next search for that slug from starting over (100,000 identical headings).
-    fn take(&mut self, base: &str, anchor: &str, derived: bool) {
-        if derived {
-            self.anchors.claim(base, 1);
-        } else {
-            self.anchors.mark(anchor);
+    fn take(&mut self, base: Option<&str>, anchor: &str, derived: bool) {
+        match base {
+            Some(base) if derived => {
+                self.anchors.claim(base, 1);
+            }
+            _ => self.anchors.mark(anchor),
         }
     }
 
@@ -231,8 +251,10 @@ pub fn encode(tables: &DocumentTables, len: u32, out: &mut Vec<u8>) {
     let mut last_start = 0u32;
     for (i, h) in tables.outline.iter().enumerate() {
         let base = Derive::base(&h.text);
-        let anchor_written = derive.anchor(&base) != h.anchor;
-        derive.take(&base, &h.anchor, !anchor_written);
+        let anchor_written = base
+            .as_deref()
+            .is_none_or(|base| derive.anchor(base) != h.anchor);
+        derive.take(base.as_deref(), &h.anchor, !anchor_written);
         let end_written = ends[i] != h.end;
         let parent_written = parents[i] != h.parent;
         // Markdown has six levels; 0 in the first byte says the level follows.
@@ -377,12 +399,12 @@ pub fn decode(bytes: &[u8], len: u32) -> Result<DocumentTables, Malformed> {
         start = start.wrapping_add(r.u32()?);
         let base = Derive::base(&text);
         let written = first & H_ANCHOR != 0;
-        let anchor = if written {
-            r.string()?
-        } else {
-            derive.anchor(&base)
+        let anchor = match &base {
+            _ if written => r.string()?,
+            Some(base) => derive.anchor(base),
+            None => return Err(Malformed("a heading of non-ASCII text without its anchor")),
         };
-        derive.take(&base, &anchor, !written);
+        derive.take(base.as_deref(), &anchor, !written);
         written_end.push(if first & H_END != 0 {
             Some(start.wrapping_add(r.u32()?))
         } else {
@@ -677,6 +699,78 @@ mod tests {
         };
         roundtrip(&tables, 200);
         roundtrip(&DocumentTables::default(), 0);
+    }
+
+    /// The server derives anchors without `github_slugger` (and its regex): on ASCII text
+    /// both must give the same slug, and other text has its anchor written out.
+    #[test]
+    fn ascii_slugs_are_github_slugs_and_other_anchors_are_written() {
+        let slugged = |text: &str| {
+            let slug = github_slugger::slug(text);
+            if slug.is_empty() {
+                "section".to_owned()
+            } else {
+                slug
+            }
+        };
+        for b in 0u8..128 {
+            let text = format!("A{}b {}", b as char, b as char);
+            assert_eq!(Derive::base(&text), Some(slugged(&text)), "byte {b:#04x}");
+        }
+        // Pseudo-random ASCII headings, a fixed sequence.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2_000 {
+            let len = (state >> 60) as usize + 1;
+            let text: String = (0..len)
+                .map(|_| {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1);
+                    ((state >> 33) % 128) as u8 as char
+                })
+                .collect();
+            assert_eq!(Derive::base(&text), Some(slugged(&text)), "{text:?}");
+        }
+        assert_eq!(Derive::base("Café au lait"), None);
+        // Non-ASCII headings, repeated, and an ASCII slug that collides with one of them.
+        let tables = DocumentTables {
+            outline: vec![
+                heading(2, "Café", "café", 0, 10, NO_HEADING),
+                heading(2, "Café", "café-1", 10, 20, NO_HEADING),
+                heading(2, "Straße → Ziel", "straße--ziel", 20, 30, NO_HEADING),
+                heading(2, "cafe", "cafe", 30, 40, NO_HEADING),
+                heading(2, "Install", "install", 40, 50, NO_HEADING),
+                heading(2, "Install", "install-1", 50, 60, NO_HEADING),
+            ],
+            ..DocumentTables::default()
+        };
+        let size = roundtrip(&tables, 60);
+        let texts: usize = [
+            "Café",
+            "Café",
+            "Straße → Ziel",
+            "cafe",
+            "Install",
+            "Install",
+        ]
+        .iter()
+        .map(|t| t.len() + 1)
+        .sum();
+        let anchors: usize = ["café", "café-1", "straße--ziel"]
+            .iter()
+            .map(|a| a.len() + 1)
+            .sum();
+        assert_eq!(
+            size,
+            1 + texts + anchors + 6 * (1 + 1 + 6) + 3,
+            "{size} bytes"
+        );
+        let mut bytes = Vec::new();
+        encode(&tables, 60, &mut bytes);
+        // A non-ASCII heading whose anchor flag is cleared cannot be decoded.
+        let mut damaged = bytes.clone();
+        damaged[1] &= !H_ANCHOR;
+        assert!(decode(&damaged, 60).is_err());
     }
 
     /// 100,000 identical headings (as `tests/hostile_content.rs` compiles) encode and
