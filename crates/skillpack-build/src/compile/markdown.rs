@@ -189,14 +189,7 @@ pub fn outline(headings: &[RawHeading], len: usize) -> Vec<Heading> {
             .map_or(len, |next| next.start);
         let base = match &h.explicit_id {
             Some(id) if !id.is_empty() => id.clone(),
-            _ => {
-                let slug = github_slugger::slug(&h.text);
-                if slug.is_empty() {
-                    "section".to_owned()
-                } else {
-                    slug
-                }
-            }
+            _ => heading_slug(&h.text),
         };
         let anchor = anchors.claim(&base, 1);
         outline.push(Heading {
@@ -307,6 +300,17 @@ fn line_start(text: &str, offset: usize) -> usize {
         line
     } else {
         offset
+    }
+}
+
+/// The slug a heading without an explicit id starts from: GitHub's slug of its text, or
+/// `section` when that is empty (a heading of punctuation only).
+pub(crate) fn heading_slug(text: &str) -> String {
+    let slug = github_slugger::slug(text);
+    if slug.is_empty() {
+        "section".to_owned()
+    } else {
+        slug
     }
 }
 
