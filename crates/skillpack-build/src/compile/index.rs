@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::markdown;
-use crate::analyze::{Analyzer, TermKind};
+use crate::analyze::{Analyzer, TermKind, is_stopword};
 use crate::model::{
     D_BODY, D_DESCRIPTION, D_HEADINGS, D_NAME, D_TITLE, DOCUMENT_FIELDS, DocKind, Document,
     DocumentStats, NO_HEADING, P_BODY, P_CONTEXT, P_HEADING, PASSAGE_FIELDS, Passage, SearchIndex,
@@ -47,6 +47,9 @@ struct PassageTerms {
     passage: Passage,
     token_starts: Vec<u32>,
     terms: Vec<(String, PassageTerm)>,
+    /// Stopwords the passage holds only where they are not indexed (its prose): they count
+    /// in their terms' passage frequency, and have no entry.
+    counted: Vec<String>,
 }
 
 /// One document analysed on its own: what [`build`] merges into the index in document order.
@@ -126,6 +129,9 @@ pub fn build(
                         &table,
                     );
                 }
+                for term in analysed.counted {
+                    count(&mut terms, &term).passage_df += 1;
+                }
                 passage.tokens = token_starts.len() as u32;
                 postings::write_token_starts(&mut token_starts, &table);
                 for (total, len) in passage_total.iter_mut().zip(passage.lengths) {
@@ -199,9 +205,24 @@ pub fn build(
     }
 }
 
+/// Whether byte `at` lies in one of `code`'s sorted, disjoint ranges.
+fn in_code(code: &[Range<usize>], at: usize) -> bool {
+    let i = code.partition_point(|c| c.end <= at);
+    code.get(i).is_some_and(|c| c.start <= at)
+}
+
 /// Analyse one document: its document fields, then each passage's heading, context and
 /// body. `anchor` is the anchor text pointing at it; `router` the byte ranges of its lines
 /// that describe other documents.
+///
+/// A stopword in the prose of a body is not indexed, though it still takes its position,
+/// so that phrases and proximity measure the same distances, and still counts in its
+/// term's frequencies. Queries drop prose stopwords (`search::query`), so only a quoted
+/// phrase read those occurrences, and a phrase now checks the words around them instead;
+/// they were a tenth of the archive (the Rust book: 127 of 1,093 KB, positions most of
+/// it). In code (`for`, `in`, `if let`), in headings and in a document's title, name and
+/// description they stay: a query can name a keyword (`` `for` ``, "From and Into"), and a
+/// heading's code markup is gone by the time it is analysed.
 fn analyse(
     analyzer: &mut Analyzer,
     document: &Document,
@@ -287,6 +308,7 @@ fn analyse(
         // Where each token starts: the first term at each position that is not an
         // operator (which takes the position of the token after it).
         let mut table: Vec<u32> = Vec::new();
+        let mut counted: TermMap<()> = TermMap::default();
         lengths[P_BODY] = analyzer.analyze_code(slice, 0, &passage_code, |t| {
             if t.kind != TermKind::Operator && t.position as usize >= table.len() {
                 let last = table.last().copied().unwrap_or(0);
@@ -298,6 +320,10 @@ fn analyse(
             if router.get(i).is_some_and(|r| r.start <= at) {
                 return;
             }
+            if is_stopword(t.text) && !in_code(&passage_code, t.start) {
+                count(&mut counted, t.text);
+                return;
+            }
             let entry = count(&mut passage_terms, t.text);
             entry.tf[P_BODY] += 1;
             entry.occurrences.push(Occurrence {
@@ -305,12 +331,22 @@ fn analyse(
                 offset: t.start as u32,
             });
         });
-        if passage_terms.is_empty() {
+        if passage_terms.is_empty() && counted.is_empty() {
             continue;
         }
         doc_len[D_BODY] += lengths[P_BODY];
         for (term, entry) in &passage_terms {
             count(&mut doc_tf, term)[D_BODY] += entry.tf[P_BODY];
+        }
+        // A stopword is as common as the text makes it, indexed or not: its passage and
+        // document frequencies count where it is not indexed, so that a query naming one
+        // (`requirements.in`, `--from`) does not find it rarer than it is.
+        let counted: Vec<String> = counted
+            .into_keys()
+            .filter(|term| !passage_terms.contains_key(term))
+            .collect();
+        for term in &counted {
+            count(&mut doc_tf, term);
         }
         let last = table.last().copied().unwrap_or(0);
         table.resize(lengths[P_BODY] as usize, last);
@@ -339,6 +375,7 @@ fn analyse(
             },
             token_starts: table,
             terms,
+            counted,
         });
     }
     DocumentTerms {

@@ -334,6 +334,13 @@ fn hint(args: &SearchArgs, results: &search::Results, offset: usize) -> String {
             results.unknown.join(", ")
         ));
     }
+    if !results.common.is_empty() {
+        hint.push_str(&format!(
+            " Common words ({}) are searched only in code, headings and titles, and none \
+             holds these; add a word that names what you are looking for.",
+            results.common.join(", ")
+        ));
+    }
     if args.query.contains('"') {
         hint.push_str(" Quoted phrases must appear exactly; try without quotes.");
     }
@@ -756,9 +763,17 @@ mod tests {
             hint.contains("qwxzzy") && hint.contains(TOOL_LIST),
             "{hint}"
         );
-        // Only common words: they are searched rather than dropped.
-        let result = call(&catalog, &args(json!({"query": "the"}))).unwrap();
+        // Only common words: they are searched rather than dropped, where the index holds
+        // them ("in" and "their" in a skill's description).
+        let result = call(&catalog, &args(json!({"query": "in their"}))).unwrap();
         assert!(result["total"].as_u64() > Some(0), "{result:#}");
+        // Common words the index holds nowhere (only prose has "the"): no hit, and a hint
+        // that says why and what to do.
+        let result = call(&catalog, &args(json!({"query": "the"}))).unwrap();
+        assert_eq!(result["hits"], json!([]));
+        assert_eq!(result["unknown_terms"], json!([]));
+        let hint = result["hint"].as_str().unwrap();
+        assert!(hint.contains("Common words (the)"), "{hint}");
     }
 
     #[test]

@@ -137,12 +137,13 @@ pub fn fuse(lists: &[Vec<Hit>]) -> Vec<Hit> {
 /// pages of the fused ranking do not depend on the page asked for), then fused.
 ///
 /// `total` is the most hits any phrasing matched or the fused count if larger; `unknown`
-/// lists the words no phrasing's catalog holds, once each; the query is empty only when
-/// every phrasing is.
+/// lists the words no phrasing's catalog holds, once each (and `common` its stopwords so);
+/// the query is empty only when every phrasing is.
 pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) -> Results {
     let mut lists = Vec::with_capacity(1 + request.also.len());
     let mut total = 0;
     let mut unknown: Vec<String> = Vec::new();
+    let mut common: Vec<String> = Vec::new();
     let mut empty = true;
     for phrasing in std::iter::once(request.query).chain(request.also.iter().copied()) {
         let results = index.search_with(
@@ -160,6 +161,11 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
         for word in results.unknown {
             if !unknown.contains(&word) {
                 unknown.push(word);
+            }
+        }
+        for word in results.common {
+            if !common.contains(&word) {
+                common.push(word);
             }
         }
         lists.push(results.hits);
@@ -187,6 +193,7 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
             .take(request.limit)
             .collect(),
         unknown,
+        common,
         empty_query: empty,
     }
 }

@@ -217,6 +217,9 @@ pub struct Results {
     pub has_more: bool,
     /// Query words that occur nowhere in the catalog (they were ignored).
     pub unknown: Vec<String>,
+    /// Common words (stopwords) the query searched and the index holds nowhere: it holds
+    /// them only in code, headings and titles ([`query::Query::common`]).
+    pub common: Vec<String>,
     /// The query held no word to search for (empty, or only punctuation).
     pub empty_query: bool,
     /// The first hit of the ranking stands clearly above the rest: a query alone scores
@@ -304,7 +307,10 @@ impl<'a> Index<'a> {
         let query = query::parse(index, request.query, params, &mut analyzer);
         let mut results = Results {
             unknown: query.unknown.clone(),
-            empty_query: query.terms.is_empty() && query.unknown.is_empty(),
+            common: query.common.clone(),
+            empty_query: query.terms.is_empty()
+                && query.unknown.is_empty()
+                && query.common.is_empty(),
             ..Results::default()
         };
         if query.is_empty() || query.impossible {

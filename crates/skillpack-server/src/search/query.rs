@@ -26,7 +26,7 @@ pub struct QueryTerm {
     pub kind: TermKind,
     /// Position in the query, for proximity.
     pub position: u32,
-    /// Weight of the term in the score (0 for stopwords kept only for phrases).
+    /// Weight of the term in the score.
     pub weight: f32,
     pub entry: TermEntry,
     /// Byte range in the query where the term is first written (an identifier's or
@@ -50,6 +50,10 @@ pub struct Query {
     pub strict: bool,
     /// Words of the query (lowercased, as written) that occur nowhere in the catalog.
     pub unknown: Vec<String>,
+    /// Stopwords of the query that were searched (it had no other words, or they name
+    /// something) and that the index holds nowhere: it holds them only in code, headings
+    /// and titles.
+    pub common: Vec<String>,
     /// A strict phrase has a word that occurs nowhere: nothing can match.
     pub impossible: bool,
 }
@@ -313,31 +317,44 @@ pub fn parse(
     let mut phrases: Vec<Phrase> = vec![Phrase::default(); phrase_ranges.len()];
     let mut phrase_start: Vec<Option<u32>> = vec![None; phrase_ranges.len()];
     for (text, kind, position, phrase, written, shape, span) in analysed {
-        let stop = is_plain(kind) && shape == Shape::Prose && is_stopword(&text) && !all_stopwords;
-        let weight = if stop {
-            0.0
-        } else {
-            let weight = match kind {
-                TermKind::Part => params.part_weight,
-                TermKind::Identifier | TermKind::Compound => params.whole_weight,
-                TermKind::Word | TermKind::Operator => 1.0,
-            };
-            match shape {
-                Shape::Code => weight * params.code_weight,
-                Shape::Name | Shape::Prose => weight,
-            }
-        };
-        // Stopwords matter only inside phrases; whole identifiers and compounds are not
-        // needed there (their parts are checked position by position).
-        if stop && phrase.is_none() {
+        // A prose stopword is not searched, in a phrase either: the index does not hold
+        // its prose occurrences (`compile::index`), and a phrase checks the words around
+        // it at their distances, which count it. A query of stopwords alone searches them
+        // where the index holds them: in code, headings and titles.
+        if is_plain(kind) && shape == Shape::Prose && is_stopword(&text) && !all_stopwords {
             continue;
         }
-        let Some(entry) = index.term(&text) else {
+        let weight = match kind {
+            TermKind::Part => params.part_weight,
+            TermKind::Identifier | TermKind::Compound => params.whole_weight,
+            TermKind::Word | TermKind::Operator => 1.0,
+        };
+        let weight = match shape {
+            Shape::Code => weight * params.code_weight,
+            Shape::Name | Shape::Prose => weight,
+        };
+        // A stopword the index holds only where it does not store it (prose) has a
+        // frequency and no entries: it is as good as absent.
+        let held = |entry: &TermEntry| {
+            !entry.passage_postings.is_empty() || !entry.document_postings.is_empty()
+        };
+        let Some(entry) = index
+            .term(&text)
+            .filter(|entry| !is_stopword(&text) || held(entry))
+        else {
             if phrase.is_some() && is_plain(kind) && query.strict {
                 query.impossible = true;
             }
-            if is_plain(kind) && !stop && !query.unknown.contains(&written) {
-                query.unknown.push(written);
+            if is_plain(kind) {
+                // A stopword not held occurs where the index does not store it: it is
+                // not a word found nowhere.
+                let list = match is_stopword(&text) {
+                    true => &mut query.common,
+                    false => &mut query.unknown,
+                };
+                if !list.contains(&written) {
+                    list.push(written);
+                }
             }
             continue;
         };

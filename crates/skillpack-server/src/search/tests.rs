@@ -273,7 +273,6 @@ fn snippets_are_exact_excerpts_of_the_hit_chunk() {
         "checkbox yes",
         "theme",
         "widgets 17",
-        "the",
         "PDF forms",
     ];
     for query in queries {
@@ -361,9 +360,89 @@ fn hostile_queries_do_not_panic() {
 #[test]
 fn only_stopwords_still_search() {
     let catalog = fixture();
-    // Every word is a stopword: they are searched rather than dropped.
-    let (_, results) = search(&catalog, "to the", Kind::All, 5);
+    // Every word is a stopword: they are searched rather than dropped, where the index
+    // holds them (here a skill's description: "Fill in PDF forms and extract their fields").
+    let (_, results) = search(&catalog, "in their", Kind::All, 5);
     assert!(!results.hits.is_empty() && results.unknown.is_empty());
+    // Stopwords that occur only in prose are not found, and not reported as words that
+    // occur nowhere: the answer names them as common words.
+    let (_, results) = search(&catalog, "the", Kind::All, 5);
+    assert!(results.hits.is_empty() && results.unknown.is_empty());
+    assert_eq!(results.common, ["the"]);
+    assert!(!results.empty_query);
+}
+
+/// A document where stopwords stand in prose, in a heading and in code.
+fn write_stopwords(write: &dyn Fn(&str, &str)) {
+    write(
+        "docs/memory.md",
+        "# Memory\n\n## The stack and the heap\n\nA value lives on the stack until it moves.\n\n\
+         ## Loops\n\nWalk a vector:\n\n```rust\nfor x in v {\n    println!(\"{x}\");\n}\n```\n\n\
+         ## Maps\n\nYou insert a key into the map, and insert key pairs in bulk.\n",
+    );
+}
+
+#[test]
+fn prose_stopwords_are_not_indexed() {
+    let catalog = compile_fixture(write_stopwords);
+    let search_index = &catalog.archive().search;
+    let entries = |term: &str| -> Vec<(u32, [u32; 3])> {
+        let entry = search_index.term(term).unwrap();
+        crate::postings::PassageCursor::new(search_index.bytes(&entry.passage_postings))
+            .map(|e| (e.passage, e.tf))
+            .collect()
+    };
+    // "the" is in a heading (and its passage's body, which is not indexed) and in the
+    // prose below it: only the heading counts.
+    let the = entries("the");
+    assert!(!the.is_empty());
+    assert!(the.iter().all(|(_, tf)| tf[P_BODY] == 0), "{the:?}");
+    // Its frequency still counts the passages whose prose holds it ("A value lives on the
+    // stack", "into the map"), so that it is no rarer than it is.
+    assert_eq!(the.len(), 1);
+    assert_eq!(search_index.term("the").unwrap().passage_df, 2);
+    // `for` and `in` in code are indexed with their positions.
+    for keyword in ["for", "in"] {
+        let found = entries(keyword);
+        assert!(
+            found.iter().any(|(_, tf)| tf[P_BODY] == 1),
+            "{keyword}: {found:?}"
+        );
+    }
+    // A passage's length still counts its stopwords: its heading line's 5 tokens and "A
+    // value lives on the stack until it moves", 9.
+    let index = Index::from(&catalog);
+    let (_, results) = search(&catalog, "value lives", Kind::All, 1);
+    let passage = search_index.passages.get(results.hits[0].passage);
+    assert_eq!(passage.lengths[P_BODY], 14);
+    // Searched by what the index holds.
+    let (_, results) = search(&catalog, "`in`", Kind::All, 1);
+    assert_eq!(hits(&index, &results)[0].1, "loops");
+    let (_, results) = search(&catalog, "the", Kind::All, 1);
+    assert_eq!(hits(&index, &results)[0].1, "the-stack-and-the-heap");
+}
+
+#[test]
+fn phrases_keep_the_distance_of_their_stopwords() {
+    let catalog = compile_fixture(write_stopwords);
+    let index = Index::from(&catalog);
+    // "insert a key": one word between "insert" and "key", as in the phrase.
+    let (_, results) = search(&catalog, "\"insert the key\"", Kind::All, 5);
+    assert_eq!(
+        hits(&index, &results),
+        [("resource://docs/memory.md".to_owned(), "maps".to_owned())]
+    );
+    let snippet = &index
+        .text(index.document(results.hits[0].document))
+        .unwrap()[results.hits[0].snippet.clone()];
+    assert!(snippet.contains("insert a key"), "{snippet}");
+    // Adjacent words are not the phrase with a word between them, nor the reverse.
+    let (_, results) = search(&catalog, "\"insert the the key\"", Kind::All, 5);
+    assert!(results.hits.is_empty());
+    let (_, results) = search(&catalog, "\"key the insert\"", Kind::All, 5);
+    assert!(results.hits.is_empty());
+    let (_, results) = search(&catalog, "\"insert key\"", Kind::All, 5);
+    assert_eq!(results.hits.len(), 1);
 }
 
 #[test]
