@@ -262,6 +262,18 @@ impl Analyzer {
     }
 }
 
+/// Add `term` to a token table (`postings::write_token_starts`): `table[p]` is where the
+/// token at position `p` starts, which is where the first term at `p` that is not an
+/// operator starts (an operator takes the position of the token after it). A position no
+/// term starts at (a token too long to index) repeats the start before it.
+pub fn record_token_start(table: &mut Vec<u32>, term: &Term<'_>) {
+    if term.kind != TermKind::Operator && term.position as usize >= table.len() {
+        let last = table.last().copied().unwrap_or(0);
+        table.resize(term.position as usize, last);
+        table.push(term.start as u32);
+    }
+}
+
 /// Emit the operator `text[run]` at `position` when it lies in `code` and means something
 /// there: single dots, colons, dashes, slashes, `=`, `<` and `>` are too common in code
 /// to tell anything apart (member access, types, assignment, generics), and long runs are

@@ -1006,15 +1006,20 @@ impl ArchivedSearchIndex {
     }
 
     /// The first `count` entries of a passage's token table (at most all of them), decoded
-    /// into `out`.
-    pub fn token_starts(&self, passage: &Passage, count: usize, out: &mut Vec<u32>) {
+    /// into `out`; `text` is the passage's text, which the table was written for.
+    pub fn token_starts(&self, passage: &Passage, text: &str, count: usize, out: &mut Vec<u32>) {
         let start = passage.tokens as usize;
         let table = self
             .token_starts
             .as_slice()
             .get(start..)
             .unwrap_or_default();
-        crate::postings::read_token_starts(table, count.min(passage.lengths[P_BODY] as usize), out);
+        crate::postings::read_token_starts(
+            table,
+            count.min(passage.lengths[P_BODY] as usize),
+            text,
+            out,
+        );
     }
 }
 

@@ -9,7 +9,7 @@
 //!   then the heading and context frequencies if `fields`. Then one `Δposition` per
 //!   occurrence in the body, each followed by `Δbyte offset` if `offsets`. Positions are token numbers in the passage; an occurrence's
 //!   byte offset is normally where the token at its position starts, which the passage's
-//!   token table holds ([`write_token_starts`]), so it is not stored. An entry carries
+//!   token table gives ([`write_token_starts`]), so it is not stored. An entry carries
 //!   offsets only when one of its occurrences starts elsewhere (an operator, which takes
 //!   the position of the token after it; the first part of `__init__`).
 //! - **Document entry**: `Δdocument`, a byte with one bit per document field and the
@@ -24,7 +24,8 @@
 //!   document list's byte length if it has one, and the passage list's byte length. Its lists lie in the postings, passage list then document list, in
 //!   dictionary order, so a block knows where its first term's lists start and each term's
 //!   follow from the lengths before it.
-//! - **Token table** of a passage: the start of each token, as deltas in 4-bit nibbles.
+//! - **Token table** of a passage: the start of each token, as runs of tokens that start
+//!   where a scan of the passage's text expects and the deltas of those that do not.
 //!
 //! Decoding never panics: truncated or damaged data simply ends a list.
 
@@ -301,109 +302,143 @@ impl Iterator for Occurrences<'_> {
 
 // ---- token tables ----------------------------------------------------------------------
 
-/// Append a passage's token table: `starts[p]` is where the token at position `p` starts
-/// (non-decreasing). Deltas from the previous start, in nibbles, low nibble first: 0-13 as
-/// they are, 14 then two nibbles (14-269), 15 then eight nibbles (a full `u32`). The table
-/// ends on a byte boundary.
-pub fn write_token_starts(out: &mut Vec<u8>, starts: &[u32]) {
-    let mut nibbles = Nibbles { out, half: None };
-    let mut last = 0u32;
-    for &start in starts {
-        let delta = start.saturating_sub(last);
-        last = start.max(last);
-        match delta {
-            0..=13 => nibbles.push(delta as u8),
-            14..=269 => {
-                nibbles.push(14);
-                let d = delta - 14;
-                nibbles.push((d & 15) as u8);
-                nibbles.push((d >> 4) as u8);
-            }
-            _ => {
-                nibbles.push(15);
-                for i in 0..8 {
-                    nibbles.push(((delta >> (4 * i)) & 15) as u8);
-                }
-            }
-        }
-    }
-    nibbles.finish();
+/// Where tokens are likely to start in a passage's text, for [`write_token_starts`] and
+/// [`read_token_starts`]: at each byte of a word (an ASCII letter or digit, or any byte of
+/// a character beyond ASCII) that follows a byte that is not. That agrees with the
+/// analyzer (`crate::analyze`) on most tokens, so a table stores only where it does not:
+/// the parts of `HashMap` (where the analyzer starts one more token), `Rust's` and `3.14`
+/// (where it starts one fewer), long tokens and repeated starts.
+///
+/// Written by hand, eight bytes at a time: a snippet scans the passage it is cut from on
+/// every hit, and the scan must be a pure function of the text that the compiler and the
+/// server compute alike. Nothing else decides what a table stores, so a disagreement with
+/// the analyzer costs bytes, never an answer.
+struct Predictor<'t> {
+    bytes: &'t [u8],
+    /// The next eight bytes to scan, and whether the byte before them is a word's.
+    at: usize,
+    after_word: bool,
+    /// Likely starts in the eight bytes at `base` not yet returned, one high bit per byte.
+    pending: u64,
+    base: usize,
+    /// The likely start found last and not yet passed (`usize::MAX`: none is left).
+    found: usize,
 }
 
-struct Nibbles<'a> {
-    out: &'a mut Vec<u8>,
-    half: Option<u8>,
-}
-
-impl Nibbles<'_> {
-    fn push(&mut self, nibble: u8) {
-        match self.half.take() {
-            None => self.half = Some(nibble),
-            Some(low) => self.out.push(low | (nibble << 4)),
-        }
-    }
-
-    fn finish(self) {
-        if let Some(low) = self.half {
-            self.out.push(low);
-        }
-    }
-}
-
-/// Decode the first `count` entries of a token table into `out` (cleared first); stops
-/// early on damaged data.
-pub fn read_token_starts(data: &[u8], count: usize, out: &mut Vec<u32>) {
-    out.clear();
-    // A table has at least one nibble per entry: a damaged count cannot reserve more.
-    out.reserve(count.min(data.len() * 2));
-    let mut at = 0usize;
-    let nibble = |i: usize| -> Option<u32> {
-        let byte = *data.get(i / 2)?;
-        Some(u32::from(if i.is_multiple_of(2) {
-            byte & 15
-        } else {
-            byte >> 4
-        }))
-    };
-    let mut last = 0u32;
-    while out.len() < count {
-        // Two small deltas in one byte, the common case, without the general path.
-        if at.is_multiple_of(2)
-            && out.len() + 2 <= count
-            && let Some(&byte) = data.get(at / 2)
-            && byte & 15 < 14
-            && byte >> 4 < 14
-        {
-            last = last.wrapping_add(u32::from(byte & 15));
-            out.push(last);
-            last = last.wrapping_add(u32::from(byte >> 4));
-            out.push(last);
-            at += 2;
-            continue;
-        }
-        let Some(first) = nibble(at) else { return };
-        at += 1;
-        let delta = match first {
-            0..=13 => first,
-            14 => {
-                let (Some(lo), Some(hi)) = (nibble(at), nibble(at + 1)) else {
-                    return;
-                };
-                at += 2;
-                14 + (lo | (hi << 4))
-            }
-            _ => {
-                let mut value = 0u32;
-                for i in 0..8 {
-                    let Some(n) = nibble(at + i) else { return };
-                    value |= n << (4 * i);
-                }
-                at += 8;
-                value
-            }
+impl<'t> Predictor<'t> {
+    fn new(text: &'t str) -> Self {
+        let mut predictor = Predictor {
+            bytes: text.as_bytes(),
+            at: 0,
+            after_word: false,
+            pending: 0,
+            base: 0,
+            found: 0,
         };
-        last = last.wrapping_add(delta);
-        out.push(last);
+        predictor.found = predictor.next_start().unwrap_or(usize::MAX);
+        predictor
+    }
+
+    /// The first likely start after `last` (at or after 0 when there is none yet). Starts
+    /// never decrease, so the scan only goes forward.
+    #[inline]
+    fn next_after(&mut self, last: Option<u32>) -> Option<u32> {
+        let from = last.map_or(0, |l| l as usize + 1);
+        while self.found < from {
+            self.found = self.next_start().unwrap_or(usize::MAX);
+        }
+        u32::try_from(self.found).ok()
+    }
+
+    #[inline]
+    fn next_start(&mut self) -> Option<usize> {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        loop {
+            if self.pending != 0 {
+                let i = (self.pending.trailing_zeros() / 8) as usize;
+                self.pending &= self.pending - 1;
+                return Some(self.base + i);
+            }
+            let rest = self.bytes.get(self.at..).unwrap_or_default();
+            let w = match rest.first_chunk::<8>() {
+                Some(chunk) => u64::from_le_bytes(*chunk),
+                None if rest.is_empty() => return None,
+                None => {
+                    // The last bytes padded with zeros, which are not a word's.
+                    let mut chunk = [0u8; 8];
+                    chunk[..rest.len()].copy_from_slice(rest);
+                    u64::from_le_bytes(chunk)
+                }
+            };
+            let low = w & !HIGH;
+            // High bit of each byte whose low seven bits lie in `lo..=hi` (no carries
+            // between bytes below 0x80).
+            let within = |lo: u8, hi: u8| {
+                (low + ONES * u64::from(0x80 - lo)) & !(low + ONES * u64::from(0x7f - hi)) & HIGH
+            };
+            let word = ((within(b'a', b'z') | within(b'A', b'Z') | within(b'0', b'9'))
+                & !(w & HIGH))
+                | (w & HIGH);
+            self.pending = word & !((word << 8) | if self.after_word { 0x80 } else { 0 });
+            self.after_word = word >> 63 != 0;
+            self.base = self.at;
+            self.at += 8;
+        }
+    }
+}
+
+/// Append a passage's token table: `starts[p]` is where the token at position `p` starts
+/// in `text`, the passage's text (non-decreasing). Each token the [`Predictor`] places
+/// right is counted in a run, and each other one stored: varints of the run's length and
+/// the token's delta from the previous start, alternating, and a last run. Prose is a few
+/// long runs; code, long tokens and repeated starts cost a delta each.
+pub fn write_token_starts(out: &mut Vec<u8>, starts: &[u32], text: &str) {
+    let mut predictor = Predictor::new(text);
+    let mut run = 0u64;
+    let mut last: Option<u32> = None;
+    for &start in starts {
+        if predictor.next_after(last) == Some(start) {
+            run += 1;
+        } else {
+            write_varint(out, run);
+            run = 0;
+            write_varint(out, u64::from(start.saturating_sub(last.unwrap_or(0))));
+        }
+        last = Some(last.map_or(start, |l| l.max(start)));
+    }
+    write_varint(out, run);
+}
+
+/// Decode the first `count` entries of a token table written for `text` into `out`
+/// (cleared first); stops early on damaged data or text.
+pub fn read_token_starts(data: &[u8], count: usize, text: &str, out: &mut Vec<u32>) {
+    out.clear();
+    // A token holds a byte of the text at least: a damaged count cannot reserve more.
+    out.reserve(count.min(text.len()));
+    let mut predictor = Predictor::new(text);
+    let mut at = 0usize;
+    let mut last: Option<u32> = None;
+    while out.len() < count {
+        let Some(run) = read_varint(data, &mut at) else {
+            return;
+        };
+        for _ in 0..run.min((count - out.len()) as u64) {
+            let Some(start) = predictor.next_after(last) else {
+                return;
+            };
+            out.push(start);
+            last = Some(start);
+        }
+        if out.len() == count {
+            return;
+        }
+        let Some(delta) = read_varint(data, &mut at) else {
+            return;
+        };
+        let start = last.unwrap_or(0).wrapping_add(delta as u32);
+        out.push(start);
+        last = Some(last.map_or(start, |l| l.max(start)));
     }
 }
 
@@ -685,48 +720,67 @@ mod tests {
         }
         assert_eq!(read_varint(&[0xff; 12], &mut 0), None);
         let mut starts = Vec::new();
-        read_token_starts(&[0xff, 0x0f], 10, &mut starts);
+        read_token_starts(&[0xff, 0x0f], 10, "some text here", &mut starts);
         assert!(starts.len() < 10);
     }
 
-    #[test]
-    fn token_tables_round_trip() {
-        let starts = [0u32, 0, 3, 16, 16, 300, 301, 100_000, 100_005];
-        let mut out = vec![0xaa];
-        write_token_starts(&mut out, &starts);
-        let mut back = Vec::new();
-        read_token_starts(&out[1..], starts.len(), &mut back);
-        assert_eq!(back, starts);
-        read_token_starts(&out[1..], 3, &mut back);
-        assert_eq!(back, starts[..3]);
+    /// The analyzer's token table of `text`, as the compiler builds it.
+    fn table(text: &str) -> Vec<u32> {
+        let mut table = Vec::new();
+        let mut tokens = 0;
+        crate::analyze::Analyzer::new().analyze(text, 0, |t| {
+            crate::analyze::record_token_start(&mut table, &t);
+            tokens = tokens.max(t.position + 1);
+        });
+        table
     }
 
     #[test]
-    fn token_tables_decode_every_prefix() {
-        // Small deltas (two to a byte, the fast path) mixed with escapes, at odd and even
-        // nibble positions, read back at every length.
-        let mut starts = Vec::new();
-        let mut at = 0u32;
-        for i in 0..200u32 {
-            at += match i % 17 {
-                0 => 14,
-                5 => 300,
-                9 => 70_000,
-                _ => i % 13,
-            };
-            starts.push(at);
+    fn token_tables_round_trip_and_store_only_what_the_text_does_not_give() {
+        let prose = "Ownership is Rust's most unique feature, and it enables Rust to make \
+                     memory safety guarantees without needing a garbage collector. Version 3.14 \
+                     is out; e.g. the naïve café.";
+        let code = "let map: HashMap<String, Vec<u8>> = read_to_string(\"a.txt\")?; \
+                    HTTPServer::new(__init__, x.len()) -> ! // ok";
+        let long = format!("short {} word again", "x".repeat(60));
+        for text in [
+            prose,
+            code,
+            long.as_str(),
+            "",
+            "   ",
+            "_lead ’quoted’ don't",
+        ] {
+            let starts = table(text);
+            let mut out = vec![0xaa];
+            write_token_starts(&mut out, &starts, text);
+            let mut back = Vec::new();
+            read_token_starts(&out[1..], starts.len(), text, &mut back);
+            assert_eq!(back, starts, "{text:?}");
+            for n in 0..starts.len() {
+                read_token_starts(&out[1..], n, text, &mut back);
+                assert_eq!(back, starts[..n], "first {n} of {text:?}");
+            }
+            for cut in 1..out.len() {
+                read_token_starts(&out[1..cut], starts.len(), text, &mut back);
+                assert_eq!(back, starts[..back.len()], "cut at {cut} of {text:?}");
+            }
         }
+        // Plain prose is one run: the table is its length alone.
+        let plain = "Ownership is the most unique feature of this language, and it enables \
+                     memory safety guarantees without needing a garbage collector.";
         let mut out = Vec::new();
-        write_token_starts(&mut out, &starts);
+        write_token_starts(&mut out, &table(plain), plain);
+        assert_eq!(out.len(), 1, "{out:?}");
+        // Tables written for other text decode to something else, without panicking.
+        let starts = table(code);
+        let mut out = Vec::new();
+        write_token_starts(&mut out, &starts, code);
         let mut back = Vec::new();
-        for n in 0..=starts.len() + 3 {
-            read_token_starts(&out, n, &mut back);
-            assert_eq!(back, starts[..n.min(starts.len())], "first {n}");
-        }
-        for cut in 0..out.len() {
-            read_token_starts(&out[..cut], starts.len(), &mut back);
-            assert_eq!(back, starts[..back.len()], "cut at {cut}");
-        }
+        read_token_starts(&out, starts.len(), prose, &mut back);
+        assert_ne!(back, starts);
+        read_token_starts(&out, starts.len(), "", &mut back);
+        assert!(back.len() < starts.len());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::markdown;
-use crate::analyze::{Analyzer, TermKind, is_stopword};
+use crate::analyze::{Analyzer, is_stopword, record_token_start};
 use crate::model::{
     D_BODY, D_DESCRIPTION, D_HEADINGS, D_NAME, D_TITLE, DOCUMENT_FIELDS, DocKind, Document,
     DocumentStats, NO_HEADING, P_BODY, P_CONTEXT, P_HEADING, PASSAGE_FIELDS, Passage, SearchIndex,
@@ -133,7 +133,8 @@ pub fn build(
                     count(&mut terms, &term).passage_df += 1;
                 }
                 passage.tokens = token_starts.len() as u32;
-                postings::write_token_starts(&mut token_starts, &table);
+                let text = &texts[d as usize][passage.start as usize..passage.end as usize];
+                postings::write_token_starts(&mut token_starts, &table, text);
                 for (total, len) in passage_total.iter_mut().zip(passage.lengths) {
                     *total += u64::from(len);
                 }
@@ -310,11 +311,7 @@ fn analyse(
         let mut table: Vec<u32> = Vec::new();
         let mut counted: TermMap<()> = TermMap::default();
         lengths[P_BODY] = analyzer.analyze_code(slice, 0, &passage_code, |t| {
-            if t.kind != TermKind::Operator && t.position as usize >= table.len() {
-                let last = table.last().copied().unwrap_or(0);
-                table.resize(t.position as usize, last);
-                table.push(t.start as u32);
-            }
+            record_token_start(&mut table, &t);
             let at = start + t.start;
             let i = router.partition_point(|r| r.end <= at);
             if router.get(i).is_some_and(|r| r.start <= at) {

@@ -778,7 +778,7 @@ impl<'a> Index<'a> {
         let mut token_starts = Vec::new();
         self.archive
             .search
-            .token_starts(&passage, needed, &mut token_starts);
+            .token_starts(&passage, passage_text, needed, &mut token_starts);
         let range = snippet::choose(query, passage_text, start, &blocks, &token_starts);
         Hit {
             document,
