@@ -788,8 +788,10 @@ pub struct SearchIndex {
 #[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[rkyv(derive(Debug))]
 pub struct TermBlock {
+    // Offsets, not lengths: u32 holds them because rkyv's 32-bit relative pointers keep
+    // the whole archive below 2 GiB (8 bytes a block rather than 16 with a u64).
     pub dictionary: u32,
-    pub postings: u64,
+    pub postings: u32,
 }
 
 /// A passage as the compiler builds it, and as [`ArchivedSearchIndex::passage`] reads it

@@ -466,7 +466,7 @@ pub struct DictionaryWriter {
     pub postings: Vec<u8>,
     /// Per block: where it starts in `dictionary`, where its first term's lists start in
     /// `postings`.
-    pub blocks: Vec<(u32, u64)>,
+    pub blocks: Vec<(u32, u32)>,
     pub count: u32,
     previous: Vec<u8>,
 }
@@ -483,7 +483,7 @@ impl DictionaryWriter {
         let term = term.as_bytes();
         let shared = if (self.count as usize).is_multiple_of(TERM_BLOCK) {
             self.blocks
-                .push((self.dictionary.len() as u32, self.postings.len() as u64));
+                .push((self.dictionary.len() as u32, self.postings.len() as u32));
             0
         } else {
             term.iter()
@@ -607,7 +607,7 @@ pub fn first_term(dictionary: &[u8], start: usize) -> Option<&[u8]> {
 /// block. `blocks` as [`DictionaryWriter::blocks`] (dictionary offset, postings offset).
 pub fn find(
     dictionary: &[u8],
-    blocks: &[(u32, u64)],
+    blocks: &[(u32, u32)],
     count: u32,
     term: &[u8],
 ) -> Option<TermEntry> {
@@ -619,7 +619,7 @@ pub fn find(
 pub fn find_with(
     dictionary: &[u8],
     block_count: usize,
-    block: impl Fn(usize) -> (u32, u64),
+    block: impl Fn(usize) -> (u32, u32),
     count: u32,
     term: &[u8],
 ) -> Option<TermEntry> {
