@@ -112,7 +112,7 @@ fn run(args: &Args) -> Result<(), String> {
         for server in &servers[1..] {
             let (average, differ) = compare_answers(&servers[0], server, &set.requests)?;
             bytes.push(average);
-            match differ.first() {
+            match differ.first().map(|&i| &set.requests[i]) {
                 Some((method, params)) if !may_differ => {
                     return Err(format!(
                         "{} and {} answer {method} {params} differently ({} of {} requests of the {} set differ; \
@@ -416,28 +416,27 @@ fn harvest(value: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// The reference's average answer size, and the requests `other` answers with other bytes
-/// than `reference` (ids aside: both get the same ones).
-fn compare_answers<'r>(
+/// The reference's average answer size, and the indexes of the requests `other` answers
+/// with other bytes than `reference` (ids aside: both get the same ones).
+fn compare_answers(
     reference: &Server,
     other: &Server,
-    requests: &'r [(&'static str, Value)],
-) -> Result<(f64, Vec<&'r (&'static str, Value)>), String> {
+    requests: &[(&'static str, Value)],
+) -> Result<(f64, Vec<usize>), String> {
     let mut a = Session::spawn(reference)?;
     let mut b = Session::spawn(other)?;
     a.initialize()?;
     b.initialize()?;
     let mut total = 0usize;
     let mut differ = Vec::new();
-    for (i, entry) in requests.iter().enumerate() {
-        let (method, params) = entry;
+    for (i, (method, params)) in requests.iter().enumerate() {
         let line = request(i + 1, method, params);
         a.send(&line)?;
         let first = a.receive()?.to_vec();
         b.send(&line)?;
         let second = b.receive()?;
         if first != second {
-            differ.push(entry);
+            differ.push(i);
         }
         total += first.len();
     }
