@@ -107,11 +107,11 @@ fn run(args: &Args) -> Result<(), String> {
     let sets = request_sets(&servers[0], &args.queries, args.title_queries)?;
     for set in &sets {
         let may_differ = args.may_differ.iter().any(|name| name == set.name);
-        let mut bytes = Vec::new();
+        let mut average = 0.0;
         let mut differing = Vec::new();
         for server in &servers[1..] {
-            let (average, differ) = compare_answers(&servers[0], server, &set.requests)?;
-            bytes.push(average);
+            let differ;
+            (average, differ) = compare_answers(&servers[0], server, &set.requests)?;
             match differ.first().map(|&i| &set.requests[i]) {
                 Some((method, params)) if !may_differ => {
                     return Err(format!(
@@ -134,7 +134,7 @@ fn run(args: &Args) -> Result<(), String> {
                 "{}: {} requests, the same answers from every build ({:.0} bytes each on average)",
                 set.name,
                 set.requests.len(),
-                bytes[0]
+                average
             );
         } else {
             eprintln!(
