@@ -155,15 +155,17 @@ impl Derive {
         if !text.is_ascii() {
             return None;
         }
-        let slug: String = text
-            .bytes()
-            .filter_map(|b| match b {
-                b'a'..=b'z' | b'0'..=b'9' | b'_' => Some(b as char),
-                b'A'..=b'Z' => Some(b.to_ascii_lowercase() as char),
-                b' ' | b'-' => Some('-'),
-                _ => None,
-            })
-            .collect();
+        // One allocation of the text's length: collecting `char`s grows the string as it
+        // goes, and this runs for every heading of every document read.
+        let mut slug = String::with_capacity(text.len());
+        for b in text.bytes() {
+            match b {
+                b'a'..=b'z' | b'0'..=b'9' | b'_' => slug.push(b as char),
+                b'A'..=b'Z' => slug.push(b.to_ascii_lowercase() as char),
+                b' ' | b'-' => slug.push('-'),
+                _ => {}
+            }
+        }
         Some(if slug.is_empty() {
             "section".to_owned()
         } else {
@@ -175,6 +177,13 @@ impl Derive {
     /// the headings before it.
     fn anchor(&self, base: &str) -> String {
         self.anchors.peek(base)
+    }
+
+    /// [`Derive::anchor`] of `base`, taken ([`Derive::take`] with `derived`) in one step:
+    /// what decoding does for every heading whose anchor is not written, with one copy of
+    /// the slug rather than three.
+    fn claim(&mut self, base: String) -> String {
+        self.anchors.claim_owned(base)
     }
 
     /// Take a heading's anchor: later slugs are de-duplicated against it as the compiler
@@ -397,14 +406,16 @@ pub fn decode(bytes: &[u8], len: u32) -> Result<DocumentTables, Malformed> {
         };
         let text = r.string()?;
         start = start.wrapping_add(r.u32()?);
-        let base = Derive::base(&text);
-        let written = first & H_ANCHOR != 0;
-        let anchor = match &base {
-            _ if written => r.string()?,
-            Some(base) => derive.anchor(base),
-            None => return Err(Malformed("a heading of non-ASCII text without its anchor")),
+        let anchor = if first & H_ANCHOR != 0 {
+            let anchor = r.string()?;
+            derive.take(None, &anchor, false);
+            anchor
+        } else {
+            match Derive::base(&text) {
+                Some(base) => derive.claim(base),
+                None => return Err(Malformed("a heading of non-ASCII text without its anchor")),
+            }
         };
-        derive.take(base.as_deref(), &anchor, !written);
         written_end.push(if first & H_END != 0 {
             Some(start.wrapping_add(r.u32()?))
         } else {

@@ -207,13 +207,17 @@ pub fn outline(headings: &[RawHeading], len: usize) -> Vec<Heading> {
 }
 
 /// Anchors handed out so far in one document (GitHub's de-duplication).
+///
+/// Hashed with foldhash's fixed seed: the server redoes this for every document it reads
+/// (`tables::decode` derives anchors), a handful of short keys where SipHash's per-key cost
+/// showed in the profile, and only membership is asked (no order to keep stable).
 #[derive(Default)]
 pub struct Anchors {
-    used: HashSet<String>,
+    used: HashSet<String, foldhash::fast::FixedState>,
     /// Per base, the `N` the last search stopped at: ids are only ever added, so the
     /// smallest free `N` never goes down, and a document of 100,000 identical headings
     /// costs 100,000 probes instead of five billion.
-    next: HashMap<String, usize>,
+    next: HashMap<String, usize, foldhash::fast::FixedState>,
 }
 
 impl Anchors {
@@ -236,6 +240,16 @@ impl Anchors {
     /// Take `anchor` as it is (one handed out elsewhere: it was claimed from another base).
     pub fn mark(&mut self, anchor: &str) {
         self.used.insert(anchor.to_owned());
+    }
+
+    /// [`Anchors::claim`] of `base` with `first` 1, taking the slug by value: when it is
+    /// free, the slug itself is the anchor.
+    pub fn claim_owned(&mut self, base: String) -> String {
+        if self.used.contains(base.as_str()) {
+            return self.claim(&base, 1);
+        }
+        self.used.insert(base.clone());
+        base
     }
 
     /// `base`, or `base-N` for the smallest `N >= first` not yet used.

@@ -347,20 +347,15 @@ impl<'a> Content<'a> {
         if let Some(hit) = cache.as_ref().and_then(|c| c.get(&f)) {
             return Ok(Frame::Shared(hit));
         }
-        match self.decode(f)? {
-            Cow::Borrowed(bytes) => Ok(Frame::Borrowed(bytes)),
-            Cow::Owned(bytes) => {
-                let bytes: Arc<[u8]> = Arc::from(bytes);
-                if let Some(cache) = cache {
-                    cache.insert(f, bytes.clone());
-                }
-                Ok(Frame::Shared(bytes))
-            }
+        let frame = self.decode(f)?;
+        if let (Some(cache), Frame::Shared(bytes)) = (cache, &frame) {
+            cache.insert(f, bytes.clone());
         }
+        Ok(frame)
     }
 
     /// Frame `f` decoded now (or borrowed, when stored as is), without the cache.
-    fn decode(&self, f: u32) -> Result<Cow<'a, [u8]>, Damaged> {
+    fn decode(&self, f: u32) -> Result<Frame<'a>, Damaged> {
         let frame = self
             .store
             .frames
@@ -375,7 +370,7 @@ impl<'a> Content<'a> {
         let codec = frame.codec().ok_or_else(|| damaged(f, "unknown codec"))?;
         if codec == Codec::Raw {
             return if stored.len() == len {
-                Ok(Cow::Borrowed(stored))
+                Ok(Frame::Borrowed(stored))
             } else {
                 Err(damaged(f, "stored and decoded lengths differ"))
             };
@@ -387,17 +382,22 @@ impl<'a> Content<'a> {
             ),
             _ => None,
         };
-        let mut out: Vec<u8> = Vec::with_capacity(len);
+        // Decoded straight into the allocation the cache keeps: one allocation of the
+        // frame's exact length and no copy (a `Vec` turned into an `Arc` is copied). The
+        // zeros cost a pass over memory the decoder then overwrites while it is cache-hot,
+        // and keep this free of `unsafe`; a `TrustedLen` iterator collects in place.
+        let mut out: Arc<[u8]> = std::iter::repeat_n(0u8, len).collect();
+        let buffer = Arc::get_mut(&mut out).ok_or_else(|| damaged(f, "a shared buffer"))?;
         let written = CONTEXT.with(|cell| {
             let mut cell = cell.borrow_mut();
             let context = cell.get_or_insert_with(DCtx::create);
             match dictionary {
-                Some(dictionary) => context.decompress_using_ddict(&mut out, stored, dictionary),
-                None => context.decompress_using_dict(&mut out, stored, &[]),
+                Some(dictionary) => context.decompress_using_ddict(buffer, stored, dictionary),
+                None => context.decompress_using_dict(buffer, stored, &[]),
             }
         });
         match written {
-            Ok(n) if n == len => Ok(Cow::Owned(out)),
+            Ok(n) if n == len => Ok(Frame::Shared(out)),
             Ok(n) => Err(damaged(f, &format!("decodes to {n} bytes, not {len}"))),
             Err(code) => Err(damaged(f, zstd::zstd_safe::get_error_name(code))),
         }

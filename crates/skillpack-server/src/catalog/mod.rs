@@ -310,6 +310,40 @@ mod tests {
         }
     }
 
+    /// What a read decodes of every document's tables is what the compiler made, on the
+    /// built-in content and, when `../shared` is beside the clone, on both shared corpora:
+    /// real headings (repeated ones, code spans, text beyond ASCII, anchors written out)
+    /// and links, where the derivations `tables::decode` redoes could drift from the
+    /// compiler's.
+    #[test]
+    fn every_documents_tables_decode_to_what_was_compiled() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut folders = vec![(root.join("skills"), root.join("docs"))];
+        let corpora = root.join("../shared/corpora");
+        if corpora.is_dir() {
+            folders.push((
+                corpora.join("anthropic-skills/skills"),
+                corpora.join("rust-book/src"),
+            ));
+        } else {
+            eprintln!(
+                "the shared corpora are not checked: {} is absent",
+                corpora.display()
+            );
+        }
+        for (skills, docs) in folders {
+            let output = match compile::compile(&Config::for_dirs(skills.clone(), docs)) {
+                Ok(output) => output,
+                Err(report) => panic!("{} does not compile: {report:?}", skills.display()),
+            };
+            assert!(output.catalog.documents.len() > 10);
+            for document in &output.catalog.documents {
+                let decoded = output.tables(document).expect("the tables decode");
+                assert_eq!(decoded, document.tables(), "{}", document.uri);
+            }
+        }
+    }
+
     #[test]
     fn the_uri_index_finds_every_uri_exactly_and_nothing_else() {
         assert_index_is_exact(&builtin());
