@@ -2,10 +2,12 @@
 //! folders, then reads every chunk of every document through `catalog::Content` (what a
 //! chunk read decodes and copies, without a transport) for `--rounds` rounds after a first
 //! one, and prints p50, p90 and p99 (`docs/benchmarks.md`, "The compact archive").
-//! `--documents` reads each document's whole text once a round instead.
+//! `--documents` reads each document's whole text once a round instead; `--tables` decodes
+//! each document's tables (outline, chunk table, links) from its decoded frame once a
+//! round, what a document's first read pays beside the frame itself.
 //!
 //! ```sh
-//! cargo run --release --example read_latency -- --skills DIR --docs DIR [--rounds 20] [--cache-mib N] [--documents]
+//! cargo run --release --example read_latency -- --skills DIR --docs DIR [--rounds 20] [--cache-mib N] [--documents | --tables]
 //! ```
 //! `--cache-mib 0` decodes on every read, as `serve --cache-mib 0` does.
 
@@ -22,10 +24,15 @@ fn main() -> ExitCode {
     let mut docs: Option<PathBuf> = None;
     let mut rounds = 20usize;
     let mut whole = false;
+    let mut tables_only = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--documents" {
             whole = true;
+            continue;
+        }
+        if arg == "--tables" {
+            tables_only = true;
             continue;
         }
         let value = args.next();
@@ -41,7 +48,7 @@ fn main() -> ExitCode {
             _ => {
                 eprintln!(
                     "read_latency: bad argument {arg:?}; usage: [--skills DIR] [--docs DIR] \
-                     [--rounds N] [--cache-mib N] [--documents]"
+                     [--rounds N] [--cache-mib N] [--documents | --tables]"
                 );
                 return ExitCode::from(2);
             }
@@ -52,6 +59,9 @@ fn main() -> ExitCode {
     };
     let archive = catalog.archive();
     let content = catalog.content();
+    if tables_only {
+        return time_tables(&catalog, rounds);
+    }
     let mut nanos: Vec<u128> = Vec::new();
     // Round 0 fills the cache (when there is one) and is not timed.
     for round in 0..=rounds {
@@ -89,12 +99,55 @@ fn main() -> ExitCode {
         eprintln!("read_latency: the catalog has no chunks");
         return ExitCode::FAILURE;
     }
+    report(nanos, if whole { "document" } else { "chunk" })
+}
+
+/// `--tables`: `tables::decode` of every document's tables, from bytes decoded beforehand
+/// (the frame is not timed, nor any cache), `rounds` times.
+fn time_tables(catalog: &skillpack_server::catalog::Catalog, rounds: usize) -> ExitCode {
+    let content = catalog.content();
+    let mut encoded: Vec<(Vec<u8>, u32)> = Vec::new();
+    for document in catalog.documents() {
+        let stored = &document.content;
+        let tables = document.tables.to_native() as usize;
+        let count = stored.frame_count.to_native();
+        let last = stored.first_frame.to_native() + count.saturating_sub(1);
+        let bytes = match content.frame(last) {
+            Ok(frame) if count > 0 && frame.len() >= tables => {
+                frame[frame.len() - tables..].to_vec()
+            }
+            _ => {
+                eprintln!("read_latency: {}: damaged frame", document.uri);
+                return ExitCode::FAILURE;
+            }
+        };
+        encoded.push((bytes, stored.len.to_native()));
+    }
+    let mut nanos: Vec<u128> = Vec::with_capacity(encoded.len() * rounds);
+    for _ in 0..rounds {
+        for (bytes, len) in &encoded {
+            let started = Instant::now();
+            let decoded = skillpack_server::tables::decode(bytes, *len);
+            nanos.push(started.elapsed().as_nanos());
+            if decoded.is_err() {
+                eprintln!("read_latency: tables that do not decode");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    report(nanos, "tables")
+}
+
+fn report(mut nanos: Vec<u128>, what: &str) -> ExitCode {
+    if nanos.is_empty() {
+        eprintln!("read_latency: nothing to read");
+        return ExitCode::FAILURE;
+    }
     nanos.sort_unstable();
     let at = |q: usize| nanos[(nanos.len() * q / 100).min(nanos.len() - 1)] as f64 / 1000.0;
     println!(
-        "{} {} reads: p50 {:.2} µs, p90 {:.2} µs, p99 {:.2} µs",
+        "{} {what} reads: p50 {:.2} µs, p90 {:.2} µs, p99 {:.2} µs",
         nanos.len(),
-        if whole { "document" } else { "chunk" },
         at(50),
         at(90),
         at(99)
