@@ -114,8 +114,9 @@ pub fn anchor(document_uri: &str, anchor: &str) -> String {
 }
 
 /// The URI of a part of a document — a chunk (`<document uri>/chunks/<id>`) or a section
-/// (`<document uri>#<anchor>`) — written out without allocating (documents' `_meta`
-/// writes one per heading and per chunk on every read).
+/// (`<document uri>#<anchor>`) — written out without intermediate strings
+/// ([`PartUri::push_to`]; documents' `_meta` writes one per heading and per chunk on every
+/// read).
 #[derive(Clone, Copy, Debug)]
 pub struct PartUri<'a> {
     document: &'a str,
@@ -138,6 +139,17 @@ impl<'a> PartUri<'a> {
             separator: "#",
             id: anchor,
         }
+    }
+}
+
+impl PartUri<'_> {
+    /// Append the URI to `out`: what `Display` writes, without the formatter's machinery
+    /// (a serializer then escapes it in one pass, not piece by piece).
+    pub fn push_to(&self, out: &mut String) {
+        out.reserve(self.document.len() + self.separator.len() + self.id.len());
+        out.push_str(self.document);
+        out.push_str(self.separator);
+        out.extend(utf8_percent_encode(self.id, SEGMENT));
     }
 }
 
@@ -501,6 +513,27 @@ pub fn shorten(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_part_uri_pushed_is_the_one_displayed() {
+        for id in [
+            "install",
+            "my notes (v2)!",
+            "ünïcode-héading",
+            "a/b#c?d",
+            "",
+            "100%",
+        ] {
+            for part in [
+                PartUri::chunk("resource://docs/a.md", id),
+                PartUri::anchor("resource://docs/a.md", id),
+            ] {
+                let mut pushed = String::from("kept ");
+                part.push_to(&mut pushed);
+                assert_eq!(pushed, format!("kept {part}"), "{id:?}");
+            }
+        }
+    }
 
     #[test]
     fn builds_canonical_uris() {

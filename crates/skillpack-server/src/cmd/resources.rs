@@ -397,8 +397,8 @@ impl Serialize for Outline<'_> {
             level: h.level,
             text: h.text.as_str(),
             anchor: h.anchor.as_str(),
-            uri: Display(uri::PartUri::anchor(doc_uri, &h.anchor)),
-            version: Display(Version(h.version)),
+            uri: PartUriString(uri::PartUri::anchor(doc_uri, &h.anchor)),
+            version: Version(h.version),
             start: h.start,
             end: h.end,
         }))
@@ -410,9 +410,9 @@ struct OutlineEntry<'a> {
     level: u8,
     text: &'a str,
     anchor: &'a str,
-    uri: Display<uri::PartUri<'a>>,
+    uri: PartUriString<'a>,
     /// Of the whole section: unchanged bytes, unchanged version, in every release.
-    version: Display<Version>,
+    version: Version,
     start: u32,
     end: u32,
 }
@@ -421,9 +421,31 @@ struct OutlineEntry<'a> {
 #[derive(Clone, Copy)]
 struct Version(u64);
 
-impl std::fmt::Display for Version {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:012x}", self.0)
+impl Serialize for Version {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // What `{:012x}` writes, on the stack: a document's `_meta` has two versions per
+        // heading and chunk, and the formatter's padding path costs more than the digits.
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        if self.0 >> 48 != 0 {
+            return serializer.collect_str(&format_args!("{:012x}", self.0));
+        }
+        let mut digits = [0u8; 12];
+        for (i, digit) in digits.iter_mut().enumerate() {
+            *digit = HEX[((self.0 >> (44 - 4 * i)) & 0xf) as usize];
+        }
+        serializer.serialize_str(std::str::from_utf8(&digits).unwrap_or_default())
+    }
+}
+
+/// A part URI ([`uri::PartUri`]) as one JSON string: written into a buffer first, so the
+/// serializer escapes it in one pass rather than each piece `collect_str` hands it.
+struct PartUriString<'a>(uri::PartUri<'a>);
+
+impl Serialize for PartUriString<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut uri = String::new();
+        self.0.push_to(&mut uri);
+        serializer.serialize_str(&uri)
     }
 }
 
@@ -435,9 +457,9 @@ impl Serialize for Chunks<'_> {
         let doc_uri = document.uri.as_str();
         serializer.collect_seq(tables.chunks.iter().map(|c| ChunkEntry {
             id: c.id.as_str(),
-            uri: Display(uri::PartUri::chunk(doc_uri, &c.id)),
+            uri: PartUriString(uri::PartUri::chunk(doc_uri, &c.id)),
             heading: tables.chunk_heading(c, &document.title),
-            version: Display(Version(c.version)),
+            version: Version(c.version),
             size: c.end - c.start,
         }))
     }
@@ -446,9 +468,9 @@ impl Serialize for Chunks<'_> {
 #[derive(Serialize)]
 struct ChunkEntry<'a> {
     id: &'a str,
-    uri: Display<uri::PartUri<'a>>,
+    uri: PartUriString<'a>,
     heading: &'a str,
-    version: Display<Version>,
+    version: Version,
     size: u32,
 }
 
@@ -469,16 +491,6 @@ struct LinkEntry<'a> {
     text: &'a str,
     href: &'a str,
     uri: String,
-}
-
-/// Serialises a `Display` value as a JSON string without an intermediate `String` where
-/// the serializer streams (`collect_str`).
-struct Display<T>(T);
-
-impl<T: std::fmt::Display> Serialize for Display<T> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&self.0)
-    }
 }
 
 fn chunk_contents(
@@ -557,5 +569,26 @@ pub fn kind_name(document: &ArchivedDocument) -> &'static str {
         ArchivedDocKind::Skill { .. } => "skill",
         ArchivedDocKind::Reference { .. } => "reference",
         ArchivedDocKind::Doc => "doc",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Version;
+
+    #[test]
+    fn a_version_serialises_as_its_twelve_hex_digits() {
+        for version in [
+            0,
+            1,
+            0xabc,
+            0x0123_4567_89ab,
+            0xffff_ffff_ffff,
+            1 << 48,
+            u64::MAX,
+        ] {
+            let written = serde_json::to_string(&Version(version)).unwrap_or_default();
+            assert_eq!(written, format!("\"{version:012x}\""), "{version:#x}");
+        }
     }
 }
