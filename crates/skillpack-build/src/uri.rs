@@ -140,9 +140,7 @@ impl<'a> PartUri<'a> {
             id: anchor,
         }
     }
-}
 
-impl PartUri<'_> {
     /// Append the URI to `out`: what `Display` writes, without the formatter's machinery
     /// (a serializer then escapes it in one pass, not piece by piece).
     pub fn push_to(&self, out: &mut String) {
