@@ -13,8 +13,10 @@
 //! - **cold start** (spawn to the `initialize` answer) and **idle RSS**, over fresh
 //!   processes;
 //! - per set (documents, chunks, sections, search): the round trip of one request with
-//!   nothing else in flight, p50 and p99, over `--reads` requests per build. Each request
-//!   is one URI or query of the set in turn, the set cycling: a set larger than a
+//!   nothing else in flight, p50 and p99, over `--reads` requests per build. Each set is
+//!   read by a fresh server of each build (before 2026-12-05 one server read every set in
+//!   turn, so chunks and sections came from frames the documents set had decoded). Each
+//!   request is one URI or query of the set in turn, the set cycling: a set larger than a
 //!   server's caches is read as an agent reads, mostly things it has not read before.
 //!
 //! Bench tooling, built only with `--features bench`; `scripts/bench` runs it.
@@ -162,18 +164,21 @@ fn run(args: &Args) -> Result<(), String> {
         }
     }
 
-    // Reads: one session per build, batches of each set in turn.
-    let mut sessions = servers
-        .iter()
-        .map(|server| {
-            let mut session = Session::spawn(server)?;
-            session.initialize()?;
-            Ok(session)
-        })
-        .collect::<Result<Vec<_>, String>>()?;
+    // Reads: per set, a fresh session of each build (an agent's session starts with
+    // nothing decoded: a set read after another would find the frames that one decoded
+    // already cached), in batches that take the builds in turn.
     const BATCH: usize = 100;
     let mut latencies: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); sets.len()]; servers.len()];
+    let mut peaks = vec![0u64; servers.len()];
     for (k, set) in sets.iter().enumerate() {
+        let mut sessions = servers
+            .iter()
+            .map(|server| {
+                let mut session = Session::spawn(server)?;
+                session.initialize()?;
+                Ok(session)
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         let lines: Vec<String> = set
             .requests
             .iter()
@@ -193,10 +198,10 @@ fn run(args: &Args) -> Result<(), String> {
                 }
             }
         }
-    }
-    let peaks: Vec<u64> = sessions.iter().map(|s| s.status("VmHWM:")).collect();
-    for session in sessions {
-        session.finish();
+        for (s, session) in sessions.into_iter().enumerate() {
+            peaks[s] = peaks[s].max(session.status("VmHWM:"));
+            session.finish();
+        }
     }
 
     let mut out = match &args.json {

@@ -26,7 +26,8 @@ pub struct Span {
 /// Where a served file's bytes lie in the content store: `len` bytes from `offset` in the
 /// `frame_count` consecutive frames from `first_frame`, decoded and read as one. A
 /// document's frames are its text, cut at chunks past [`DOCUMENT_FRAME_BYTES`], and its
-/// tables after it; a small file of any other kind shares one frame with its neighbours
+/// tables after it (in the last frame of text, or in a frame of their own when the text is
+/// several); a small file of any other kind shares one frame with its neighbours
 /// (at an offset in it), a larger one has a frame per [`FILE_FRAME_BYTES`]. Files are at
 /// most 16 MiB, JSON resources far below 4 GiB.
 #[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -271,8 +272,10 @@ pub struct Document {
     /// Chunks in the document: listings show it without reading the chunk table.
     pub chunk_count: u32,
     /// Bytes of the document's tables ([`crate::tables`]: outline, chunk table, links,
-    /// `previous`), which end its last content frame, after its text. They are read with
-    /// the text, and compress against it.
+    /// `previous`), which end its last content frame, after its text (a frame of their own
+    /// when the text is cut into several, so that a read of one part of a long document
+    /// decodes that part and the tables, not its last part too). They are read with
+    /// the text, and in its frame compress against it.
     pub tables: u32,
     // The tables themselves: compiled here, baked into the content store, not the archive.
     #[rkyv(with = rkyv::with::Skip)]

@@ -782,7 +782,7 @@ fn bake(
     catalog.startup = startup::facts(&catalog);
     drop(texts);
 
-    // Each document's tables end its last frame, after its text (`crate::tables`).
+    // Each document's tables follow its text (`crate::tables`, `Pending::with_tail`).
     for (document, item) in catalog.documents.iter_mut().zip(&mut doc_items) {
         let mut tables = Vec::new();
         crate::tables::encode(&document.tables(), document.content.len, &mut tables);

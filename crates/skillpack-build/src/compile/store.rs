@@ -2,7 +2,8 @@
 //!
 //! Files are registered while the catalog is compiled ([`Pending::add`]: identical bytes
 //! once, a document in one frame (cut at chunk boundaries past [`DOCUMENT_FRAME_BYTES`]),
-//! any other file every [`FILE_FRAME_BYTES`]); [`Pending::pack`] then compresses every frame at once:
+//! its tables at the end of that frame, or in one of their own after a document cut into
+//! several, any other file every [`FILE_FRAME_BYTES`]); [`Pending::pack`] then compresses every frame at once:
 //!
 //! - Text frames are compressed with zstd and a dictionary trained on a sample of this
 //!   catalog's own text frames. A chunk alone is a few KiB, too little for a compressor
@@ -145,7 +146,7 @@ impl Pending {
     pub fn with_tail(&mut self, item: Item, tail: &[u8]) -> Item {
         let registered = &mut self.items[item.0 as usize];
         if registered.bytes.len() == registered.len && !registered.shared {
-            registered.bytes.extend_from_slice(tail);
+            append_tail(registered, tail);
             return item;
         }
         if &registered.bytes[registered.len..] == tail {
@@ -154,11 +155,17 @@ impl Pending {
         let mut copy = Registered {
             bytes: registered.bytes[..registered.len].to_vec(),
             len: registered.len,
-            cuts: registered.cuts.clone(),
+            // The file's own cuts: not the one before the tail it had.
+            cuts: registered
+                .cuts
+                .iter()
+                .copied()
+                .filter(|&cut| cut < registered.len)
+                .collect(),
             text: registered.text,
             shared: false,
         };
-        copy.bytes.extend_from_slice(tail);
+        append_tail(&mut copy, tail);
         self.items.push(copy);
         Item(self.items.len() as u32 - 1)
     }
@@ -299,6 +306,17 @@ impl Pending {
         }
         Placement { frames, stored }
     }
+}
+
+/// Append `tail` to a file's bytes: to its last frame when the file is one frame, so that
+/// a read of a short document decodes one frame; as a frame of its own when the file is
+/// cut into several, so that a read of one part of a long document decodes that part and
+/// the tail, not the last part as well.
+fn append_tail(registered: &mut Registered, tail: &[u8]) {
+    if registered.cuts.len() > 1 && !tail.is_empty() {
+        registered.cuts.push(registered.len);
+    }
+    registered.bytes.extend_from_slice(tail);
 }
 
 /// A frame to be: a range of one item's bytes, or whole items one after the other.
@@ -624,7 +642,7 @@ mod tests {
     }
 
     #[test]
-    fn a_tail_ends_the_last_frame_and_is_not_part_of_the_file() {
+    fn a_tail_is_not_part_of_the_file_and_has_a_frame_of_its_own_after_several() {
         let mut pending = Pending::default();
         let text = "# Doc\n\n".to_owned() + &"words of the document. ".repeat(5000);
         let hash = blake3::hash(text.as_bytes());
@@ -637,19 +655,37 @@ mod tests {
         let other = pending.with_tail(item, b"other tables");
         assert_ne!(other, item);
         assert_eq!(pending.bytes(other), text.as_bytes());
+        // A short document: one frame, its tail at the end of it.
+        let short = "# Short\n\nA few words.\n";
+        let one = pending.add(blake3::hash(short.as_bytes()), short.as_bytes(), &[0], true);
+        assert_eq!(pending.with_tail(one, tail), one);
         let packed = pending.pack();
         for (item, tail) in [(item, &tail[..]), (other, &b"other tables"[..])] {
             let stored = packed.stored(item);
             assert_eq!(stored.len as usize, text.len());
-            assert_eq!(stored.frame_count, 2);
+            // Two frames of text, then the tail alone: a read of the first part decodes
+            // that part and the tables, not the second part as well.
+            assert_eq!(stored.frame_count, 3);
             assert_eq!(decode(&packed, stored), text.as_bytes());
             assert_eq!(
                 super::decode_tail(&packed.blob, &packed.store, stored, tail.len()).unwrap(),
                 tail
             );
-            let last = packed.store.frames[(stored.first_frame + 1) as usize];
-            assert_eq!(last.len as usize, text.len() - 60_000 + tail.len());
+            let frame = |i: u32| packed.store.frames[(stored.first_frame + i) as usize].len;
+            assert_eq!(frame(1) as usize, text.len() - 60_000);
+            assert_eq!(frame(2) as usize, tail.len());
         }
+        let stored = packed.stored(one);
+        assert_eq!(stored.frame_count, 1);
+        assert_eq!(decode(&packed, stored), short.as_bytes());
+        assert_eq!(
+            super::decode_tail(&packed.blob, &packed.store, stored, tail.len()).unwrap(),
+            tail
+        );
+        assert_eq!(
+            packed.store.frames[stored.first_frame as usize].len as usize,
+            short.len() + tail.len()
+        );
     }
 
     #[test]
