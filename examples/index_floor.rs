@@ -74,13 +74,14 @@ fn main() -> ExitCode {
                 && e.tf[P_CONTEXT] == 0
                 && !e.occurrences.offsets;
             simple += u64::from(is_simple);
-            let id = varint_len((u64::from(e.passage - last) << 1) | u64::from(is_simple));
+            let gap = u64::from(e.passage - last);
+            let id = varint_len((gap << 1) | u64::from(is_simple));
             let block = e.occurrences.bytes.len();
             // The entry's bytes: its id, its header, then its occurrence block, which ends it.
             let end = e.occurrences.bytes.as_ptr() as usize + block - list.as_ptr() as usize;
             parts.passage_ids += id as u64;
             // Quotient in unary, remainder in `rice_k` bits, the simple flag in one.
-            rice_bits += (u64::from(e.passage - last) >> rice_k) + 1 + rice_k + 1;
+            rice_bits += (gap >> rice_k) + 1 + rice_k + 1;
             parts.headers += (end - walked - id - block) as u64;
             parts.positions += block as u64;
             walked = end;
@@ -104,15 +105,14 @@ fn main() -> ExitCode {
         }
         let documents = &postings[entry.document_postings.clone()];
         parts.document_postings += documents.len() as u64;
-        if !documents.is_empty() {
-            let listed = DocumentCursor::new(documents).count() as u64;
-            parts.document_postings_floor += log2_choose(n_documents, listed);
-            for e in DocumentCursor::new(documents) {
-                for tf in e.tf {
-                    *document_tf.entry(tf).or_default() += 1;
-                }
+        let mut listed = 0u64;
+        for e in DocumentCursor::new(documents) {
+            listed += 1;
+            for tf in e.tf {
+                *document_tf.entry(tf).or_default() += 1;
             }
         }
+        parts.document_postings_floor += log2_choose(n_documents, listed);
     }
     parts.passage_ids_floor += entropy_bits([simple, entries - simple].into_iter());
     parts.headers_floor = entropy_bits(headers.values().copied());
