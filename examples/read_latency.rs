@@ -4,10 +4,12 @@
 //! one, and prints p50, p90 and p99 (`docs/benchmarks.md`, "The compact archive").
 //! `--documents` reads each document's whole text once a round instead; `--tables` decodes
 //! each document's tables (outline, chunk table, links) from its decoded frame once a
-//! round, what a document's first read pays beside the frame itself.
+//! round, what a document's first read pays beside the frame itself. `--frames` decodes
+//! every frame of the content store once a round, without the cache: the decoder alone,
+//! and its throughput.
 //!
 //! ```sh
-//! cargo run --release --example read_latency -- --skills DIR --docs DIR [--rounds 20] [--cache-mib N] [--documents | --tables]
+//! cargo run --release --example read_latency -- --skills DIR --docs DIR [--rounds 20] [--cache-mib N] [--documents | --tables | --frames]
 //! ```
 //! `--cache-mib 0` decodes on every read, as `serve --cache-mib 0` does.
 
@@ -25,6 +27,7 @@ fn main() -> ExitCode {
     let mut rounds = 20usize;
     let mut whole = false;
     let mut tables_only = false;
+    let mut frames_only = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--documents" {
@@ -33,6 +36,10 @@ fn main() -> ExitCode {
         }
         if arg == "--tables" {
             tables_only = true;
+            continue;
+        }
+        if arg == "--frames" {
+            frames_only = true;
             continue;
         }
         let value = args.next();
@@ -48,11 +55,16 @@ fn main() -> ExitCode {
             _ => {
                 eprintln!(
                     "read_latency: bad argument {arg:?}; usage: [--skills DIR] [--docs DIR] \
-                     [--rounds N] [--cache-mib N] [--documents | --tables]"
+                     [--rounds N] [--cache-mib N] [--documents | --tables | --frames]"
                 );
                 return ExitCode::from(2);
             }
         }
+    }
+    if frames_only {
+        // Set before the catalog is made (its validation reads every frame): a cache keeps
+        // the bound it was made with. None, so that every read below decodes.
+        set_cache_bytes(0);
     }
     let Some(catalog) = common::compile_catalog("read_latency", skills, docs) else {
         return ExitCode::FAILURE;
@@ -61,6 +73,9 @@ fn main() -> ExitCode {
     let content = catalog.content();
     if tables_only {
         return time_tables(&catalog, rounds);
+    }
+    if frames_only {
+        return time_frames(&catalog, rounds);
     }
     let mut nanos: Vec<u128> = Vec::new();
     // Round 0 fills the cache (when there is one) and is not timed.
@@ -136,6 +151,38 @@ fn time_tables(catalog: &skillpack_server::catalog::Catalog, rounds: usize) -> E
         }
     }
     report(nanos, "tables")
+}
+
+/// `--frames`: every frame of the content store decoded once a round, `rounds` times,
+/// without the cache (frames stored as they are cost a borrow). Prints the decoded bytes
+/// per second too.
+fn time_frames(catalog: &skillpack_server::catalog::Catalog, rounds: usize) -> ExitCode {
+    let content = catalog.content();
+    let mut nanos: Vec<u128> = Vec::with_capacity(content.frame_count() * rounds);
+    let mut bytes = 0usize;
+    for _ in 0..rounds {
+        for f in 0..content.frame_count() as u32 {
+            let started = Instant::now();
+            let frame = content.frame(f);
+            nanos.push(started.elapsed().as_nanos());
+            match frame {
+                Ok(frame) => bytes += frame.len(),
+                Err(error) => {
+                    eprintln!("read_latency: {error}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
+    let total: u128 = nanos.iter().sum();
+    if total > 0 {
+        println!(
+            "{bytes} bytes decoded at {:.0} MB/s, {:.2} µs per frame on average",
+            bytes as f64 * 1e3 / total as f64,
+            total as f64 / 1e3 / nanos.len().max(1) as f64
+        );
+    }
+    report(nanos, "frame")
 }
 
 fn report(mut nanos: Vec<u128>, what: &str) -> ExitCode {

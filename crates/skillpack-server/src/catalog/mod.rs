@@ -5,6 +5,7 @@
 
 pub mod breakdown;
 pub mod content;
+mod decoder;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -342,6 +343,143 @@ mod tests {
                 assert_eq!(decoded, document.tables(), "{}", document.uri);
             }
         }
+    }
+
+    /// A catalog of generated prose in `dir`: `pages` documents of about 3 KiB and one
+    /// text file of `file_kib` KiB in a skill, their words drawn by `seed`. Enough text
+    /// for the compiler to train a dictionary.
+    fn prose_catalog(dir: &std::path::Path, seed: u64, pages: usize, file_kib: usize) -> Catalog {
+        const WORDS: &[&str] = &[
+            "archive", "frame", "decode", "window", "release", "catalog", "section", "chunk",
+            "binary", "search", "index", "anchor", "outline", "skill", "agent", "thread", "buffer",
+            "prefix", "match", "literal", "sequence", "table", "entropy", "token",
+        ];
+        let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut prose = |words: usize| {
+            let mut text = String::new();
+            for i in 0..words {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                text.push_str(WORDS[(state % WORDS.len() as u64) as usize]);
+                text.push_str(if i % 12 == 11 { ".\n" } else { " " });
+            }
+            text
+        };
+        let write = |rel: &str, text: &str| {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        for page in 0..pages {
+            write(
+                &format!("docs/page-{page:03}.md"),
+                &format!(
+                    "# Page {page}\n\n{}\n\n## More\n\n{}\n",
+                    prose(220),
+                    prose(220)
+                ),
+            );
+        }
+        write(
+            "skills/big-file/SKILL.md",
+            "---\nname: big-file\ndescription: Carries a large text file.\n---\n# Big\n",
+        );
+        write("skills/big-file/notes.txt", &prose(file_kib * 1024 / 7));
+        let config = Config::for_dirs(dir.join("skills"), dir.join("docs"));
+        Catalog::from_compiled(compile::compile(&config).expect("compiles")).expect("valid")
+    }
+
+    /// Each thread decodes with a copy of one catalog's dictionary at a time
+    /// (`catalog/decoder.rs`): two catalogs read in turn on one thread each get their own
+    /// bytes back, and a text file's 256 KiB frame, four times a document's, decodes.
+    #[test]
+    fn catalogs_read_in_turn_on_one_thread_each_serve_their_own_bytes() {
+        use crate::model::{Codec, DOCUMENT_FRAME_BYTES};
+        let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+        let catalogs = [
+            prose_catalog(dirs[0].path(), 1, 60, 300),
+            prose_catalog(dirs[1].path(), 2, 60, 40),
+        ];
+        let codec =
+            |catalog: &Catalog, frame: u32| catalog.archive().store.frames[frame as usize].codec();
+        // Each page read once, the catalogs in turn: every read decodes (a first read
+        // finds nothing cached) with the other catalog's dictionary in the decoder.
+        for page in 0..60 {
+            for (c, catalog) in catalogs.iter().enumerate() {
+                let rel = format!("docs/page-{page:03}.md");
+                let document = catalog
+                    .documents()
+                    .iter()
+                    .find(|d| d.uri.ends_with(&format!("page-{page:03}.md")))
+                    .expect("the page is a document");
+                let first = document.content.first_frame.to_native();
+                assert_eq!(codec(catalog, first), Some(Codec::ZstdDictionary), "{rel}");
+                let wanted = std::fs::read_to_string(dirs[c].path().join(&rel)).unwrap();
+                assert_eq!(catalog.text(document).expect("decodes"), wanted, "{rel}");
+            }
+        }
+        for (c, catalog) in catalogs.iter().enumerate() {
+            let file = catalog
+                .files()
+                .iter()
+                .find(|f| f.uri.ends_with("notes.txt"))
+                .expect("the text file is served");
+            let first = file.content.first_frame.to_native();
+            assert_eq!(codec(catalog, first), Some(Codec::ZstdDictionary));
+            if c == 0 {
+                // The decoder has room for the catalog's largest frame, not a document's.
+                let len = catalog.archive().store.frames[first as usize]
+                    .len
+                    .to_native();
+                assert!(
+                    len as usize > 2 * DOCUMENT_FRAME_BYTES,
+                    "a frame of {len} bytes"
+                );
+            }
+            let wanted = std::fs::read(dirs[c].path().join("skills/big-file/notes.txt"));
+            assert_eq!(
+                *catalog.read(&file.content).expect("decodes"),
+                wanted.unwrap()[..]
+            );
+        }
+    }
+
+    /// A damaged dictionary (its entropy tables overwritten, as in a hand-damaged binary)
+    /// makes every frame that needs it a `Damaged` error, not a panic, and leaves the
+    /// frames stored without it readable.
+    #[test]
+    fn a_damaged_dictionary_is_an_error_for_the_frames_that_need_it() {
+        use crate::model::Codec;
+        let dir = tempfile::tempdir().unwrap();
+        let catalog = prose_catalog(dir.path(), 3, 40, 8);
+        let store = &catalog.archive().store;
+        let mut blob = catalog.content().blob().to_vec();
+        let start = store.dictionary.offset.to_native() as usize;
+        // After the magic number and the dictionary id: the literals' Huffman table.
+        for byte in &mut blob[start + 8..start + 72] {
+            *byte = 0xff;
+        }
+        let blob: &'static [u8] = blob.leak();
+        let dictionary: &'static Dictionary = Box::leak(Box::new(Dictionary::new()));
+        let damaged = Content::new(blob, store, dictionary);
+        let mut refused = 0;
+        for document in catalog.documents() {
+            let first = document.content.first_frame.to_native();
+            let result = damaged.read(&document.content, 0..usize::MAX);
+            match store.frames[first as usize].codec() {
+                Some(Codec::ZstdDictionary) => {
+                    let error = result.expect_err("decoded with a damaged dictionary");
+                    assert!(error.reason.contains("dictionary"), "{error}");
+                    refused += 1;
+                }
+                _ => assert_eq!(
+                    result.expect("needs no dictionary"),
+                    catalog.read(&document.content).unwrap()
+                ),
+            }
+        }
+        assert!(refused > 30, "{refused} documents refused");
     }
 
     #[test]
