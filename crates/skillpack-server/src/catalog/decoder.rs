@@ -7,10 +7,11 @@
 //! when the output buffer starts right where the dictionary's bytes end, those matches are
 //! ordinary back-references and take the decoder's inline copy loop. The buffer also has
 //! room beyond the largest frame, so the decoder never takes its careful path near the end
-//! of the output and keeps a block's literals in the buffer. Measured on synth-10000's
-//! frames in-process and uncached, this decodes a frame in a fifth less time (p50 5.6 to
-//! 4.4 µs) than a separate dictionary and an output of the frame's exact length did
-//! (docs/benchmarks.md, "The compact archive", the tenth look).
+//! of the output and keeps a block's literals in the buffer. Every frame decoded in
+//! process and uncached (`examples/read_latency --frames`), this decodes 27–45% more bytes
+//! a second than a separate dictionary and an output of the frame's exact length did:
+//! synth-10000's frames at p50 in 4.2–4.3 µs rather than 5.6–6.0 µs (docs/benchmarks.md,
+//! "The compact archive", the tenth look).
 //!
 //! Written against zstd's C API by hand because no zstd crate owns a buffer that a
 //! digested dictionary borrows while the same buffer receives output (a self-referential
