@@ -23,7 +23,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ops::{Deref, Range};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use zstd::zstd_safe::DCtx;
@@ -47,6 +47,9 @@ pub struct Content<'a> {
 #[derive(Default)]
 pub struct Dictionary {
     identity: OnceLock<u64>,
+    /// Set when zstd refused the store's dictionary (a damaged binary): later reads answer
+    /// at once, rather than each copying and digesting it again to be refused again.
+    refused: AtomicBool,
     cache: OnceLock<Option<FrameCache>>,
     tables: OnceLock<Option<TablesCache>>,
 }
@@ -55,6 +58,7 @@ impl Dictionary {
     pub const fn new() -> Dictionary {
         Dictionary {
             identity: OnceLock::new(),
+            refused: AtomicBool::new(false),
             cache: OnceLock::new(),
             tables: OnceLock::new(),
         }
@@ -421,17 +425,23 @@ impl<'a> Content<'a> {
         len: usize,
     ) -> Result<Frame<'a>, Damaged> {
         let identity = self.dictionary.identity();
+        let unusable = || {
+            damaged(
+                f,
+                "the frame needs a dictionary the store lacks or cannot load",
+            )
+        };
         DECODERS.with(|cell| {
             let mut decoders = cell.borrow_mut();
             let at = match decoders.iter().position(|d| d.holds(identity)) {
                 Some(at) => at,
+                None if self.dictionary.refused.load(Ordering::Relaxed) => return Err(unusable()),
                 None => {
-                    decoders.push(self.new_decoder(identity).ok_or_else(|| {
-                        damaged(
-                            f,
-                            "the frame needs a dictionary the store lacks or cannot load",
-                        )
-                    })?);
+                    let Some(decoder) = self.new_decoder(identity) else {
+                        self.dictionary.refused.store(true, Ordering::Relaxed);
+                        return Err(unusable());
+                    };
+                    decoders.push(decoder);
                     decoders.len() - 1
                 }
             };
@@ -455,9 +465,9 @@ impl<'a> Content<'a> {
             .blob
             .get(start..start.saturating_add(span.len.to_native() as usize))
             .filter(|bytes| !bytes.is_empty())?;
-        // A walk over the frame table, once per thread and catalog (0.1 ms for 100,000
-        // documents): a decoder made for a smaller frame would have to be freed and made
-        // again when a larger one comes, and it is never freed while serving.
+        // A pass over the frame table, once per thread and catalog: a decoder made for a
+        // smaller frame would have to be freed and made again when a larger one came, and
+        // none is freed while serving.
         let largest = self
             .store
             .frames
