@@ -290,18 +290,6 @@ pub struct Document {
     pub previous: PreviousChange,
 }
 
-impl Document {
-    /// The tables this document bakes into the content store.
-    pub fn tables(&self) -> crate::tables::DocumentTables {
-        crate::tables::DocumentTables {
-            outline: self.outline.clone(),
-            chunks: self.chunks.clone(),
-            links: self.links.clone(),
-            previous: self.previous.clone(),
-        }
-    }
-}
-
 /// A document against the previous release.
 #[derive(Archive, Serialize, Debug, Clone, PartialEq, Eq, Default)]
 #[rkyv(derive(Debug))]
@@ -733,27 +721,11 @@ impl ArchivedCatalog {
     }
 }
 
-/// Fields of a passage, scored together with BM25F.
-pub const PASSAGE_FIELDS: usize = 3;
-/// The passage's own heading.
-pub const P_HEADING: usize = 0;
-/// The headings it sits under (its heading path without its own heading).
-pub const P_CONTEXT: usize = 1;
-/// The passage text (its heading line included).
-pub const P_BODY: usize = 2;
-
-/// Fields of a whole document, scored together with BM25F.
-pub const DOCUMENT_FIELDS: usize = 5;
-/// Title (skill name, first H1 or file name).
-pub const D_TITLE: usize = 0;
-/// Skill id, reference id and path, doc path.
-pub const D_NAME: usize = 1;
-/// Skill description, tags and capabilities.
-pub const D_DESCRIPTION: usize = 2;
-/// Every heading of the document.
-pub const D_HEADINGS: usize = 3;
-/// The whole text (frontmatter excluded).
-pub const D_BODY: usize = 4;
+// The fields the search scores: defined with the postings that count them.
+pub use crate::postings::{
+    D_BODY, D_DESCRIPTION, D_HEADINGS, D_NAME, D_TITLE, DOCUMENT_FIELDS, P_BODY, P_CONTEXT,
+    P_HEADING, PASSAGE_FIELDS,
+};
 
 /// A passage heading of no heading (text before the first heading).
 pub const NO_HEADING: u32 = u32::MAX;

@@ -31,7 +31,27 @@
 
 use std::ops::Range;
 
-use crate::model::{DOCUMENT_FIELDS, P_BODY, P_CONTEXT, P_HEADING, PASSAGE_FIELDS};
+/// Fields of a passage, scored together with BM25F.
+pub const PASSAGE_FIELDS: usize = 3;
+/// The passage's own heading.
+pub const P_HEADING: usize = 0;
+/// The headings it sits under (its heading path without its own heading).
+pub const P_CONTEXT: usize = 1;
+/// The passage text (its heading line included).
+pub const P_BODY: usize = 2;
+
+/// Fields of a whole document, scored together with BM25F.
+pub const DOCUMENT_FIELDS: usize = 5;
+/// Title (skill name, first H1 or file name).
+pub const D_TITLE: usize = 0;
+/// Skill id, reference id and path, doc path.
+pub const D_NAME: usize = 1;
+/// Skill description, tags and capabilities.
+pub const D_DESCRIPTION: usize = 2;
+/// Every heading of the document.
+pub const D_HEADINGS: usize = 3;
+/// The whole text (frontmatter excluded).
+pub const D_BODY: usize = 4;
 
 pub fn write_varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {

@@ -26,7 +26,7 @@
 //! their 48 bits, big-endian. Decoding never panics: damaged bytes are an error.
 
 use crate::compile::markdown::Anchors;
-use crate::model::{Chunk, Heading, Link, LinkTarget, NO_HEADING, PreviousChange};
+use crate::model::{Chunk, Document, Heading, Link, LinkTarget, NO_HEADING, PreviousChange};
 use crate::postings::{read_varint, write_varint};
 
 /// What a document's tables hold: the fields of [`crate::model::Document`] that are not
@@ -40,6 +40,16 @@ pub struct DocumentTables {
 }
 
 impl DocumentTables {
+    /// The tables `document` bakes into the content store.
+    pub fn of(document: &Document) -> DocumentTables {
+        DocumentTables {
+            outline: document.outline.clone(),
+            chunks: document.chunks.clone(),
+            links: document.links.clone(),
+            previous: document.previous.clone(),
+        }
+    }
+
     /// The heading a chunk shows: its outline heading's text, or `title`.
     pub fn chunk_heading<'a>(&'a self, chunk: &Chunk, title: &'a str) -> &'a str {
         self.outline

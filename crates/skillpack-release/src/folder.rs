@@ -15,6 +15,7 @@ use std::path::Path;
 
 use crate::digest::sha256_hex;
 use crate::image::{Image, ImageSpec};
+use crate::out_dir::create_empty_dir;
 
 /// What goes into the folder: the binary and what it says of itself.
 pub struct Release<'a> {
@@ -110,20 +111,6 @@ pub fn write_sums(dir: &Path) -> Result<Vec<String>, String> {
     Ok(names)
 }
 
-/// Create `dir`, or accept it if it exists and is empty: a release never overwrites files.
-pub fn create_empty_dir(dir: &Path) -> Result<(), String> {
-    if let Ok(mut entries) = std::fs::read_dir(dir) {
-        if entries.next().is_some() {
-            return Err(format!(
-                "{} already holds files — give a new folder, or remove this one first",
-                dir.display()
-            ));
-        }
-        return Ok(());
-    }
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create it: {e}", dir.display()))
-}
-
 fn file_name(path: &Path) -> Result<String, String> {
     path.file_name()
         .and_then(|name| name.to_str())
@@ -149,15 +136,5 @@ mod tests {
         );
         // Written again, the old sums file is not listed in itself.
         assert_eq!(write_sums(dir.path()).unwrap(), names);
-    }
-
-    #[test]
-    fn a_folder_with_files_is_never_overwritten() {
-        let dir = tempfile::tempdir().unwrap();
-        create_empty_dir(dir.path()).unwrap();
-        std::fs::write(dir.path().join("kept"), "x").unwrap();
-        let error = create_empty_dir(dir.path()).unwrap_err();
-        assert!(error.contains("already holds files"), "{error}");
-        assert_eq!(std::fs::read(dir.path().join("kept")).unwrap(), b"x");
     }
 }

@@ -229,7 +229,7 @@ impl Image {
 
     /// Write the OCI image layout into `dir` (created; refused if it holds anything).
     pub fn write_layout(&self, dir: &Path) -> Result<(), String> {
-        crate::folder::create_empty_dir(dir)?;
+        crate::out_dir::create_empty_dir(dir)?;
         for (path, bytes) in self.files() {
             let to = dir.join(&path);
             if let Some(parent) = to.parent() {

@@ -14,6 +14,7 @@
 //! - [`folder`]: the release folder: the binary, its manifest, release notes, the image
 //!   archive, the SBOM and `SHA256SUMS` that `sha256sum -c` accepts.
 //! - [`digest`]: sha256 helpers shared by the two above.
+//! - [`out_dir`]: the folder a command writes to is new or empty, never overwritten.
 //!
 //! Nothing here is used by `serve`: these are release-pipeline commands, which read the
 //! executable and write files.
@@ -22,3 +23,4 @@ pub mod digest;
 pub mod elf;
 pub mod folder;
 pub mod image;
+pub mod out_dir;

@@ -785,7 +785,11 @@ fn bake(
     // Each document's tables follow its text (`crate::tables`, `Pending::with_tail`).
     for (document, item) in catalog.documents.iter_mut().zip(&mut doc_items) {
         let mut tables = Vec::new();
-        crate::tables::encode(&document.tables(), document.content.len, &mut tables);
+        crate::tables::encode(
+            &crate::tables::DocumentTables::of(document),
+            document.content.len,
+            &mut tables,
+        );
         document.tables = tables.len() as u32;
         *item = pending.with_tail(*item, &tables);
     }

@@ -340,7 +340,7 @@ mod tests {
             assert!(output.catalog.documents.len() > 10);
             for document in &output.catalog.documents {
                 let decoded = output.tables(document).expect("the tables decode");
-                assert_eq!(decoded, document.tables(), "{}", document.uri);
+                assert_eq!(decoded, DocumentTables::of(document), "{}", document.uri);
             }
         }
     }
