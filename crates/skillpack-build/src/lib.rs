@@ -33,6 +33,7 @@ pub mod contract;
 pub mod model;
 pub mod packed;
 pub mod postings;
+pub mod site;
 pub mod tables;
 pub mod uri;
 

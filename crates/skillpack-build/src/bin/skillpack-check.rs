@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use skillpack_build::Bake;
 
 const USAGE: &str = "\
-Usage: skillpack-check [--skills DIR] [--docs DIR] [--strict] [--name NAME] [--chunk-bytes N] [--root DIR]
+Usage: skillpack-check [--skills DIR] [--docs DIR] [--strict] [--name NAME] [--chunk-bytes N]
+                       [--flavor NAME] [--exclude GLOB]... [--locale LOCALE] [--site] [--root DIR]
 
 Compile the skills and docs folders as `cargo build` would and print every problem as
 `path[:line]: severity: what — how to fix`. Exits 1 if the content does not compile (with
@@ -19,13 +20,21 @@ Compile the skills and docs folders as `cargo build` would and print every probl
   --strict           warnings are errors, as with SKILLPACK_STRICT=1
   --name NAME        server name to validate, as SKILLPACK_NAME
   --chunk-bytes N    largest chunk, as SKILLPACK_CHUNK_BYTES
+  --flavor NAME      the docs tree's site generator, as SKILLPACK_DOCS_FLAVOR (plain, mdbook,
+                     mkdocs, docusaurus, starlight, hugo, vitepress, jekyll, myst); unset,
+                     it is detected from the files beside the docs folder
+  --exclude GLOB     docs files that are not pages, as SKILLPACK_DOCS_EXCLUDE (repeatable)
+  --locale LOCALE    which locale of a tree with locales is served, as SKILLPACK_DOCS_LOCALE
+  --site             also print how the docs tree was read: pages, files that are not pages
+                     and why, warnings by kind, and every line of generator markup or
+                     include directive left in served text (outside code)
   --root DIR         folder relative paths start from (default: the current folder;
                      a build uses the package root)
 ";
 
 fn main() -> ExitCode {
     match parse() {
-        Ok(Some((bake, root))) => check(&bake, &root),
+        Ok(Some((bake, root, site))) => check(&bake, &root, site),
         Ok(None) => {
             print!("{USAGE}");
             ExitCode::SUCCESS
@@ -43,9 +52,11 @@ type Flags = Vec<(&'static str, String)>;
 /// Flags become settings given "in code", which the environment would override in a build;
 /// here the command line is the more explicit of the two, so flags are applied as the
 /// environment's values instead (see `check`).
-fn parse() -> Result<Option<(Flags, PathBuf)>, lexopt::Error> {
+fn parse() -> Result<Option<(Flags, PathBuf, bool)>, lexopt::Error> {
     use lexopt::prelude::*;
     let mut flags = Vec::new();
+    let mut excludes: Vec<String> = Vec::new();
+    let mut site = false;
     let mut root = PathBuf::from(".");
     let mut parser = lexopt::Parser::from_env();
     while let Some(arg) = parser.next()? {
@@ -55,15 +66,22 @@ fn parse() -> Result<Option<(Flags, PathBuf)>, lexopt::Error> {
             Long("name") => flags.push(("SKILLPACK_NAME", parser.value()?.string()?)),
             Long("chunk-bytes") => flags.push(("SKILLPACK_CHUNK_BYTES", parser.value()?.string()?)),
             Long("strict") => flags.push(("SKILLPACK_STRICT", "1".to_owned())),
+            Long("flavor") => flags.push(("SKILLPACK_DOCS_FLAVOR", parser.value()?.string()?)),
+            Long("locale") => flags.push(("SKILLPACK_DOCS_LOCALE", parser.value()?.string()?)),
+            Long("exclude") => excludes.push(parser.value()?.string()?),
+            Long("site") => site = true,
             Long("root") => root = parser.value()?.into(),
             Short('h') | Long("help") => return Ok(None),
             _ => return Err(arg.unexpected()),
         }
     }
-    Ok(Some((flags, root)))
+    if !excludes.is_empty() {
+        flags.push(("SKILLPACK_DOCS_EXCLUDE", excludes.join("\n")));
+    }
+    Ok(Some((flags, root, site)))
 }
 
-fn check(flags: &[(&'static str, String)], root: &std::path::Path) -> ExitCode {
+fn check(flags: &[(&'static str, String)], root: &std::path::Path, site: bool) -> ExitCode {
     let env = |key: &str| {
         flags
             .iter()
@@ -73,13 +91,18 @@ fn check(flags: &[(&'static str, String)], root: &std::path::Path) -> ExitCode {
             .or_else(|| std::env::var(key).ok())
     };
     let version = env!("CARGO_PKG_VERSION");
-    let report = Bake::new()
-        .config(root, version, env)
-        .and_then(|config| skillpack_build::check(&config).map(|report| (config, report)));
+    let report = Bake::new().config(root, version, env).and_then(|config| {
+        skillpack_build::compile::compile(&config).map(|output| (config, output))
+    });
     let mut stdout = std::io::stdout().lock();
     match report {
-        Ok((config, warnings)) => {
-            let _ = skillpack_build::print_report(&warnings, &mut stdout);
+        Ok((config, output)) => {
+            let warnings = &output.report;
+            let _ = skillpack_build::print_report(warnings, &mut stdout);
+            if site {
+                let _ = print_site(&output, &mut stdout);
+            }
+            eprintln!("skillpack-check: docs: {}", output.site.summary());
             eprintln!(
                 "skillpack-check: {} and {} compile ({} warning(s))",
                 config.skills.label,
@@ -92,5 +115,93 @@ fn check(flags: &[(&'static str, String)], root: &std::path::Path) -> ExitCode {
             let _ = skillpack_build::print_report(&report, &mut stdout);
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `--site`: how the docs tree was read, and what generator markup is left.
+fn print_site(
+    output: &skillpack_build::compile::Output,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    use std::collections::BTreeMap;
+
+    use skillpack_build::model::DocKind;
+    use skillpack_build::site::markup;
+
+    let site = &output.site;
+    writeln!(out, "\nsite: {}", site.summary())?;
+    for (rel, skip) in &site.skipped {
+        if skip.kind() != "site-file" {
+            writeln!(out, "  not a page: {rel}: {skip}")?;
+        }
+    }
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    for warning in output.report.warnings() {
+        *kinds.entry(warning_kind(&warning.message)).or_default() += 1;
+    }
+    let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    writeln!(
+        out,
+        "warnings: {}",
+        if kinds.is_empty() {
+            "none".into()
+        } else {
+            kinds.join(", ")
+        }
+    )?;
+    let (mut total, mut markup_lines, mut includes) = (0, 0, 0);
+    let mut listed = Vec::new();
+    for document in &output.catalog.documents {
+        if document.kind != DocKind::Doc {
+            continue;
+        }
+        let bytes = output.read(document.content)?;
+        let text = String::from_utf8_lossy(&bytes);
+        let (lines, left) = markup::leftovers(&text);
+        total += lines;
+        for leftover in left {
+            if leftover.include {
+                includes += 1;
+            } else {
+                markup_lines += 1;
+            }
+            listed.push(format!(
+                "  {}:{}: {}",
+                document.path, leftover.line, leftover.text
+            ));
+        }
+    }
+    let share = if total == 0 {
+        0.0
+    } else {
+        100.0 * markup_lines as f64 / total as f64
+    };
+    writeln!(
+        out,
+        "served: {} pages, {total} lines; generator markup left on {markup_lines} lines ({share:.2}%), include directives left: {includes}",
+        site.pages.len()
+    )?;
+    for line in listed {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// A warning's kind, for counts.
+fn warning_kind(message: &str) -> &'static str {
+    if message.starts_with("link `") {
+        if message.contains("names the anchor") {
+            "link-anchor"
+        } else {
+            "link"
+        }
+    } else if message.contains("frontmatter") {
+        "frontmatter"
+    } else if message.contains("include") {
+        "include"
+    } else if message.contains("not a markdown file") {
+        "not-markdown"
+    } else {
+        "other"
     }
 }

@@ -11,7 +11,7 @@ pub const MAX_CHUNK_BYTES: usize = 1024 * 1024;
 pub const DEFAULT_NAME: &str = "skillpack";
 
 /// Every environment variable that changes the build (for `rerun-if-env-changed`).
-pub const ENV_VARS: [&str; 9] = [
+pub const ENV_VARS: [&str; 12] = [
     "SKILLPACK_SKILLS_DIR",
     "SKILLPACK_DOCS_DIR",
     "SKILLPACK_NAME",
@@ -21,6 +21,9 @@ pub const ENV_VARS: [&str; 9] = [
     "SKILLPACK_RELEASE",
     "SKILLPACK_RELEASE_DATE",
     "SOURCE_DATE_EPOCH",
+    "SKILLPACK_DOCS_FLAVOR",
+    "SKILLPACK_DOCS_EXCLUDE",
+    "SKILLPACK_DOCS_LOCALE",
 ];
 
 /// Longest release label (`SKILLPACK_RELEASE`).
@@ -45,6 +48,15 @@ pub struct Config {
     /// Release date in seconds since the epoch (`SKILLPACK_RELEASE_DATE`, else
     /// `SOURCE_DATE_EPOCH`); never the clock.
     pub epoch: Option<u64>,
+    /// `SKILLPACK_DOCS_FLAVOR`: the docs tree's site generator by name (`plain` turns
+    /// generator handling off); unset, it is detected (`site::detect`).
+    pub docs_flavor: Option<String>,
+    /// `SKILLPACK_DOCS_EXCLUDE`: globs over docs-relative paths that are not pages
+    /// (comma- or newline-separated).
+    pub docs_exclude: Vec<String>,
+    /// `SKILLPACK_DOCS_LOCALE`: which locale of a tree with locales is served (`all` for
+    /// every one); unset, the generator's default locale.
+    pub docs_locale: crate::site::LocaleChoice,
 }
 
 /// Whether `label` can be a release label: it is a path segment of
@@ -81,6 +93,9 @@ impl Config {
             previous: None,
             release: String::new(),
             epoch: None,
+            docs_flavor: None,
+            docs_exclude: Vec::new(),
+            docs_locale: crate::site::LocaleChoice::Default,
         }
     }
 
@@ -209,6 +224,33 @@ impl Config {
             }
         });
 
+        let docs_flavor = var("SKILLPACK_DOCS_FLAVOR")
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty());
+        if let Some(name) = &docs_flavor
+            && crate::site::Flavor::from_name(name).is_none()
+        {
+            let names: Vec<&str> = crate::site::Flavor::ALL.iter().map(|f| f.name()).collect();
+            report.error(
+                "SKILLPACK_DOCS_FLAVOR",
+                None,
+                format!("`{}` is not a docs flavor", crate::uri::shorten(name)),
+                format!("use one of {}, or unset it to detect the generator from the files beside the docs folder", names.join(", ")),
+            );
+        }
+        let docs_exclude: Vec<String> = var("SKILLPACK_DOCS_EXCLUDE")
+            .unwrap_or_default()
+            .split([',', '\n'])
+            .map(str::trim)
+            .filter(|g| !g.is_empty())
+            .map(str::to_owned)
+            .collect();
+        let docs_locale = match var("SKILLPACK_DOCS_LOCALE").as_deref().map(str::trim) {
+            None | Some("") => crate::site::LocaleChoice::Default,
+            Some("all") | Some("*") => crate::site::LocaleChoice::All,
+            Some(locale) => crate::site::LocaleChoice::One(locale.to_ascii_lowercase()),
+        };
+
         if report.has_errors() {
             return Err(report);
         }
@@ -222,6 +264,9 @@ impl Config {
             previous,
             release,
             epoch,
+            docs_flavor,
+            docs_exclude,
+            docs_locale,
         })
     }
 }

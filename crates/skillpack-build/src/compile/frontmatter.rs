@@ -49,6 +49,32 @@ pub fn bom_len(text: &str) -> usize {
     if text.starts_with('\u{feff}') { 3 } else { 0 }
 }
 
+/// Where the body starts: after the frontmatter block when it parses, after its closing
+/// line when it does not (a doc with broken frontmatter is served with a warning, its
+/// block kept out of the body as the site keeps it out of the page), else after any BOM.
+pub fn body_offset(text: &str) -> usize {
+    match parse(text) {
+        Ok(Some(fm)) => fm.body_offset,
+        Ok(None) => bom_len(text),
+        Err(_) => block_end(text).unwrap_or_else(|| bom_len(text)),
+    }
+}
+
+/// The end of a `---` … `---` block at the start of `text`, whatever it holds.
+pub fn block_end(text: &str) -> Option<usize> {
+    let start = bom_len(text);
+    let after_open = strip_delimiter_line(&text[start..], "---")?;
+    let mut offset = text.len() - after_open.len();
+    for line in text[offset..].split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if bare == "---" || bare == "..." {
+            return Some(offset + line.len());
+        }
+        offset += line.len();
+    }
+    None
+}
+
 /// Split and parse frontmatter. `Ok(None)` when the file has none.
 pub fn parse(text: &str) -> Result<Option<Frontmatter>, FrontmatterError> {
     let start = bom_len(text);

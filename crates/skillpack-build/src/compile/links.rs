@@ -31,7 +31,15 @@ pub struct Targets {
     pub docs: HashMap<String, String>,
     /// Document URI → its anchors.
     pub anchors: HashMap<String, HashSet<String>>,
+    /// Document URI → the ids its site generator gives its headings, each with the
+    /// catalog anchor of that heading (empty for a plain tree).
+    pub site_anchors: HashMap<String, HashMap<String, String>>,
 }
+
+/// How a docs tree's site generator resolves the links its plain resolution does not
+/// (root-absolute, extensionless, by URL): docs-relative path of the page → its target's
+/// docs-relative path.
+pub type SiteResolver<'a> = &'a dyn Fn(&str, &str) -> Option<String>;
 
 pub enum Resolution {
     /// Not a relative link (`https:`, `mailto:`…): left alone.
@@ -49,6 +57,7 @@ pub fn resolve(
     from_rel: &str,
     from_uri: &str,
     targets: &Targets,
+    site: Option<SiteResolver<'_>>,
 ) -> Resolution {
     let href = link.href.trim();
     if href.is_empty() || has_scheme(href) || href.starts_with("//") {
@@ -66,7 +75,16 @@ pub fn resolve(
     let target_uri = if path_part.is_empty() {
         from_uri.to_owned()
     } else {
-        if path_part.starts_with('/') {
+        let decoded = percent_decode_str(path_part).decode_utf8_lossy();
+        let by_site = || {
+            let site = site.filter(|_| from_root == RootKind::Docs)?;
+            let rel = site(from_rel, &decoded)?;
+            targets.docs.get(&rel)
+        };
+        if path_part.starts_with('/') || path_part.starts_with("@site/") {
+            if let Some(uri) = by_site() {
+                return with_anchor(link, href, uri.clone(), anchor, targets);
+            }
             return Resolution::Broken {
                 reason: format!(
                     "link `{href}` is an absolute path, which cannot be resolved inside the catalog"
@@ -74,7 +92,6 @@ pub fn resolve(
                 fix: "use a path relative to this file".into(),
             };
         }
-        let decoded = percent_decode_str(path_part).decode_utf8_lossy();
         let base = from_rel.rsplit_once('/').map_or("", |(dir, _)| dir);
         let Some(joined) = join(base, &decoded) else {
             return Resolution::Broken {
@@ -94,7 +111,7 @@ pub fn resolve(
                 .or_else(|| joined.strip_suffix(".htm"))?;
             table.get(&format!("{stem}.md"))
         };
-        match table.get(&joined).or_else(rendered_source) {
+        match table.get(&joined).or_else(rendered_source).or_else(by_site) {
             Some(uri) => uri.clone(),
             None => {
                 return Resolution::Broken {
@@ -104,11 +121,32 @@ pub fn resolve(
             }
         }
     };
+    with_anchor(link, href, target_uri, anchor, targets)
+}
+
+fn with_anchor(
+    link: &RawLink,
+    href: &str,
+    target_uri: String,
+    anchor: Option<String>,
+    targets: &Targets,
+) -> Resolution {
     let uri = match &anchor {
         Some(anchor) => {
+            let by_site = targets
+                .site_anchors
+                .get(&target_uri)
+                .and_then(|ids| ids.get(anchor));
             if let Some(known) = targets.anchors.get(&target_uri)
                 && !known.contains(anchor)
             {
+                if let Some(catalog_anchor) = by_site {
+                    return Resolution::Resolved(ResolvedLink {
+                        text: link.text.clone(),
+                        href: link.href.clone(),
+                        uri: uri::anchor(&target_uri, catalog_anchor),
+                    });
+                }
                 return Resolution::Broken {
                     reason: format!(
                         "link `{href}` names the anchor `#{anchor}`, but the target has no such heading"

@@ -58,6 +58,39 @@ pub struct Output {
     pub report: Report,
     /// `serverInfo.version`: `<package version>+<first 12 hex digits of the fingerprint>`.
     pub server_version: String,
+    /// How the docs root was read: its site generator, and the files that are not pages.
+    pub site: SiteReport,
+}
+
+/// How the docs root was read (`skillpack-check` and the build print it).
+#[derive(Debug, Clone, Default)]
+pub struct SiteReport {
+    pub flavor: String,
+    /// Why this flavor applies (`` `mkdocs.yml` in the docs folder's parent ``).
+    pub why: String,
+    /// Docs-relative paths of the pages served.
+    pub pages: Vec<String>,
+    /// Docs files that are not pages, each with the rule that says so.
+    pub skipped: Vec<(String, crate::site::Skip)>,
+    /// Files read from outside the docs root (includes, the generator's config): the
+    /// build reruns when they change.
+    pub read_outside: Vec<std::path::PathBuf>,
+}
+
+impl SiteReport {
+    /// `mkdocs (`mkdocs.yml` in the docs folder's parent): 96 pages; 2 partial, 1 excluded`.
+    pub fn summary(&self) -> String {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, skip) in &self.skipped {
+            *counts.entry(skip.kind()).or_default() += 1;
+        }
+        let mut line = format!("{} ({}): {} pages", self.flavor, self.why, self.pages.len());
+        if !counts.is_empty() {
+            let parts: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            line.push_str(&format!("; not pages: {}", parts.join(", ")));
+        }
+        line
+    }
 }
 
 impl Output {
@@ -189,30 +222,134 @@ pub fn compile(config: &Config) -> Result<Output, Report> {
             }
         }
     }
+    let site = load_site(config, &mut report);
+    let site_sources =
+        crate::site::Sources::new(&config.docs.dir, &site.detection.boundary, &doc_files);
+    let mut site_report = SiteReport {
+        flavor: site.flavor().name().to_owned(),
+        why: site.detection.why.clone(),
+        ..SiteReport::default()
+    };
+    let mut page_frontmatter: HashMap<String, serde_json::Map<String, Value>> = HashMap::new();
     for file in &doc_files {
-        if !skills::is_markdown(&file.rel) {
-            report.warning(
-                config.docs.display(&file.rel),
-                None,
-                "is not a markdown file, so it is not served",
-                "docs are *.md files; move other files out of the docs folder (or into a skill, where every file is served)",
-            );
-            continue;
+        let text = std::str::from_utf8(&file.bytes).ok();
+        let fm = text
+            .filter(|_| crate::site::is_page_source(&file.rel, site.generator.is_some()))
+            .and_then(|text| frontmatter::parse(text).ok().flatten());
+        match site.role(&file.rel, fm.as_ref().map(|fm| &fm.fields)) {
+            crate::site::Role::Page => {}
+            crate::site::Role::Skip(crate::site::Skip::SiteFile) if site.generator.is_none() => {
+                report.warning(
+                    config.docs.display(&file.rel),
+                    None,
+                    "is not a markdown file, so it is not served",
+                    "docs are *.md files; move other files out of the docs folder (or into a skill, where every file is served)",
+                );
+                continue;
+            }
+            crate::site::Role::Skip(skip) => {
+                site_report.skipped.push((file.rel.clone(), skip));
+                continue;
+            }
         }
-        if let Some(work) = document(
+        site_report.pages.push(file.rel.clone());
+        let Some(text) = text else {
+            // Not UTF-8: `document` says so.
+            if let Some(work) = document(
+                config,
+                RootKind::Docs,
+                file,
+                uri::doc(&file.rel),
+                DocKind::Doc,
+                file.rel.clone(),
+                &mut report,
+            ) {
+                docs.push(work);
+            }
+            continue;
+        };
+        let served = if site.generator.is_some() {
+            let page = crate::site::Page {
+                rel: &file.rel,
+                text,
+                body_offset: frontmatter::body_offset(text),
+                frontmatter: fm.as_ref().map(|fm| &fm.fields),
+            };
+            let (served, problems) = crate::site::page::serve(&site, &page, &site_sources);
+            let shown = config.docs.display(&file.rel);
+            for problem in problems {
+                if problem.error {
+                    report.error(&shown, problem.line, problem.message, problem.fix);
+                } else {
+                    report.warning(&shown, problem.line, problem.message, problem.fix);
+                }
+            }
+            Some(served)
+        } else {
+            None
+        };
+        let served_text = served.as_deref().unwrap_or(text);
+        if let Some(mut work) = document_text(
             config,
             RootKind::Docs,
-            file,
+            &file.rel,
+            served_text,
             uri::doc(&file.rel),
             DocKind::Doc,
             file.rel.clone(),
             &mut report,
         ) {
+            if let Some(generator) = &site.generator {
+                if let Some(title) = generator.title(&file.rel, fm.as_ref().map(|fm| &fm.fields)) {
+                    work.title = title;
+                }
+                if let Some(locale) = site.locale_of(&file.rel)
+                    && site.locale == crate::site::LocaleChoice::All
+                {
+                    work.title = format!("{} [{locale}]", work.title);
+                }
+            }
             docs.push(work);
         }
+        if let Some(fm) = fm {
+            page_frontmatter.insert(file.rel.clone(), fm.fields);
+        }
+    }
+    site_report.read_outside = site_sources.read_outside();
+    if let Some(config_file) = &site.detection.config {
+        site_report.read_outside.push(config_file.clone());
     }
 
-    resolve_links(&sources, &skill_files, &layout, &mut docs, &mut report);
+    let url_index = site.generator.as_ref().map(|_| {
+        let pages: HashSet<&str> = site_report.pages.iter().map(String::as_str).collect();
+        crate::site::links::UrlIndex::build(
+            &site,
+            site_report
+                .pages
+                .iter()
+                .map(|rel| (rel.as_str(), page_frontmatter.get(rel))),
+            doc_files
+                .iter()
+                .map(|f| f.rel.as_str())
+                .filter(|rel| !pages.contains(rel)),
+        )
+    });
+    let site_resolver = |from: &str, path: &str| {
+        url_index
+            .as_ref()
+            .and_then(|index| index.resolve(&site, from, path))
+    };
+    resolve_links(
+        &sources,
+        &skill_files,
+        &layout,
+        &mut docs,
+        url_index
+            .as_ref()
+            .map(|_| &site_resolver as links::SiteResolver<'_>),
+        site.generator.as_deref(),
+        &mut report,
+    );
     let previous = config
         .previous
         .as_deref()
@@ -222,15 +359,18 @@ pub fn compile(config: &Config) -> Result<Output, Report> {
         report.sort();
         return Err(report);
     }
-    let output = bake(
+    let nav = site.settings().nav;
+    let mut output = bake(
         config,
         &sources,
         &skill_files,
         &layout,
         docs,
         previous.as_ref(),
+        &nav,
         report,
     );
+    output.site = site_report;
     Ok(output)
 }
 
@@ -269,6 +409,30 @@ fn check_limits(
     }
 }
 
+/// The docs root's site generator: detected, or named by `SKILLPACK_DOCS_FLAVOR`.
+fn load_site(config: &Config, report: &mut Report) -> crate::site::Site {
+    if !config.docs.dir.is_dir() {
+        return crate::site::Site::plain();
+    }
+    match crate::site::detect(&config.docs.dir, config.docs_flavor.as_deref()) {
+        Ok(detection) => crate::site::Site::load(
+            detection,
+            config.docs_exclude.clone(),
+            config.docs_locale.clone(),
+            report,
+        ),
+        Err(message) => {
+            report.error(
+                "SKILLPACK_DOCS_FLAVOR",
+                None,
+                message,
+                "unset it to detect the generator from the files beside the docs folder",
+            );
+            crate::site::Site::plain()
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn document(
     config: &Config,
@@ -283,13 +447,12 @@ fn document(
         RootKind::Skills => &config.skills,
         RootKind::Docs => &config.docs,
     };
-    let shown = root.display(&file.rel);
     let text = match std::str::from_utf8(&file.bytes) {
         Ok(text) => text,
         Err(error) => {
             let (line, message) = diag::not_utf8(&file.bytes, error);
             report.error(
-                shown,
+                root.display(&file.rel),
                 Some(line),
                 message,
                 "save the file as UTF-8; markdown documents are served as text",
@@ -297,6 +460,27 @@ fn document(
             return None;
         }
     };
+    document_text(config, root_kind, &file.rel, text, uri, kind, name, report)
+}
+
+/// A document from the text it serves (for a page of a generator's tree, the rendered
+/// text; otherwise the file as authored).
+#[allow(clippy::too_many_arguments)]
+fn document_text(
+    config: &Config,
+    root_kind: RootKind,
+    rel: &str,
+    text: &str,
+    uri: String,
+    kind: DocKind,
+    name: String,
+    report: &mut Report,
+) -> Option<DocWork> {
+    let root = match root_kind {
+        RootKind::Skills => &config.skills,
+        RootKind::Docs => &config.docs,
+    };
+    let shown = root.display(rel);
     let (fm_title, fm_summary, body_offset) = match frontmatter::parse(text) {
         Ok(Some(fm)) => (
             string_field(&fm.fields, "title").or_else(|| match kind {
@@ -307,6 +491,20 @@ fn document(
             fm.body_offset,
         ),
         Ok(None) => (None, None, frontmatter::bom_len(text)),
+        // A doc with broken frontmatter is served, as site generators render it: the
+        // block stays out of the body, and the title comes from the page.
+        Err(error) if root_kind == RootKind::Docs => {
+            report.warning(
+                &shown,
+                Some(error.line),
+                format!(
+                    "{} (the page is served without its frontmatter fields)",
+                    error.message
+                ),
+                error.fix,
+            );
+            (None, None, frontmatter::body_offset(text))
+        }
         Err(error) => {
             report.error(shown, Some(error.line), error.message, error.fix);
             return None;
@@ -320,13 +518,12 @@ fn document(
             .get(heading.start as usize..heading.end as usize);
         heading.version = crate::model::short_version(section.unwrap_or_default());
     }
-    let file_stem = file
-        .rel
+    let file_stem = rel
         .rsplit('/')
         .next()
-        .unwrap_or(&file.rel)
+        .unwrap_or(rel)
         .rsplit_once('.')
-        .map_or(file.rel.as_str(), |(stem, _)| stem)
+        .map_or(rel, |(stem, _)| stem)
         .to_owned();
     let title = fm_title
         .or_else(|| scan.first_h1.clone())
@@ -355,12 +552,12 @@ fn document(
         uri,
         kind,
         root: root_kind,
-        rel: file.rel.clone(),
-        path: file.rel.clone(),
+        rel: rel.to_owned(),
+        path: rel.to_owned(),
         name,
         shown,
         text: text.to_owned(),
-        hash: blake3::hash(&file.bytes),
+        hash: blake3::hash(text.as_bytes()),
         title,
         summary,
         outline,
@@ -384,6 +581,8 @@ fn resolve_links(
     skill_files: &[SourceFile],
     layout: &skills::Layout,
     docs: &mut [DocWork],
+    site: Option<links::SiteResolver<'_>>,
+    generator: Option<&dyn crate::site::Generator>,
     report: &mut Report,
 ) {
     let mut targets = Targets::default();
@@ -405,11 +604,20 @@ fn resolve_links(
             doc.uri.clone(),
             doc.outline.iter().map(|h| h.anchor.clone()).collect(),
         );
+        if let Some(generator) = generator.filter(|_| doc.root == RootKind::Docs) {
+            targets.site_anchors.insert(
+                doc.uri.clone(),
+                doc.outline
+                    .iter()
+                    .map(|h| (generator.heading_id(&h.text), h.anchor.clone()))
+                    .collect(),
+            );
+        }
     }
     for doc in docs.iter_mut() {
         let lines = diag::LineIndex::new(&doc.text);
         for raw in &doc.raw_links {
-            match links::resolve(raw, doc.root, &doc.rel, &doc.uri, &targets) {
+            match links::resolve(raw, doc.root, &doc.rel, &doc.uri, &targets, site) {
                 Resolution::External => {}
                 Resolution::Resolved(link) => doc.links.push(link),
                 Resolution::Broken { reason, fix } => {
@@ -520,6 +728,7 @@ fn bake(
     layout: &skills::Layout,
     docs: Vec<DocWork>,
     previous: Option<&history::Manifest>,
+    nav: &[(String, Option<String>)],
     report: Report,
 ) -> Output {
     let mut pending = store::Pending::default();
@@ -764,20 +973,13 @@ fn bake(
         .collect();
     let indexes = [
         render::skills_index(&catalog),
-        render::docs_index(&catalog),
+        render::docs_index(&catalog, nav),
         render::capabilities(&catalog, &config.crate_version),
     ];
     catalog.uri_index = uri_index(&catalog);
-    catalog.search =
-        index::build(
-            &catalog.documents,
-            &catalog.skills,
-            &texts,
-            |_, text| match frontmatter::parse(text) {
-                Ok(Some(fm)) => fm.body_offset,
-                _ => frontmatter::bom_len(text),
-            },
-        );
+    catalog.search = index::build(&catalog.documents, &catalog.skills, &texts, |_, text| {
+        frontmatter::body_offset(text)
+    });
     catalog.completions = completions::candidates(&catalog);
     catalog.startup = startup::facts(&catalog);
     drop(texts);
@@ -822,6 +1024,7 @@ fn bake(
         catalog,
         content: packed.blob,
         report,
+        site: SiteReport::default(),
     }
 }
 

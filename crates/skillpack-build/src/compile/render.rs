@@ -2,10 +2,12 @@
 //! summary, the skills and docs indexes and skill records, served verbatim. (A document's
 //! `_meta` is built per read from the archived outline: see `cmd::resources::document_meta`.)
 
+use std::collections::HashMap;
+
 use serde_json::{Value, json};
 
 use crate::contract;
-use crate::model::{Catalog, DocKind, Skill};
+use crate::model::{Catalog, DocKind, Document, Skill};
 use crate::uri;
 
 pub fn short_fingerprint(fingerprint: &str) -> &str {
@@ -102,11 +104,25 @@ pub fn skills_index(catalog: &Catalog) -> String {
     .to_string()
 }
 
-pub fn docs_index(catalog: &Catalog) -> String {
-    let docs: Vec<Value> = catalog
+/// `nav`: docs paths in the order the site's navigation shows them; docs it does not name
+/// follow in path order (a plain tree has no nav: path order throughout).
+pub fn docs_index(catalog: &Catalog, nav: &[(String, Option<String>)]) -> String {
+    let rank: HashMap<&str, usize> = nav
+        .iter()
+        .enumerate()
+        .map(|(i, (path, _))| (path.as_str(), i))
+        .collect();
+    let mut ordered: Vec<&Document> = catalog
         .documents
         .iter()
         .filter(|d| d.kind == DocKind::Doc)
+        .collect();
+    if !rank.is_empty() {
+        // Stable: docs outside the nav keep their path order after it.
+        ordered.sort_by_key(|d| rank.get(d.path.as_str()).copied().unwrap_or(usize::MAX));
+    }
+    let docs: Vec<Value> = ordered
+        .into_iter()
         .map(|d| {
             json!({
                 "path": d.path,

@@ -1,0 +1,40 @@
+//! VitePress. (Stub: every page served as authored; see docs/authoring/generators.md.)
+
+use serde_json::{Map, Value};
+
+use super::{Detection, Flavor, Generator, Page, RenderCx, Role, Settings};
+use crate::compile::Report;
+
+pub struct VitePress {
+    settings: Settings,
+}
+
+impl VitePress {
+    pub fn load(detection: &Detection, _report: &mut Report) -> VitePress {
+        let _ = detection;
+        VitePress {
+            settings: Settings {
+                base_path: "/".into(),
+                ..Settings::default()
+            },
+        }
+    }
+}
+
+impl Generator for VitePress {
+    fn flavor(&self) -> Flavor {
+        Flavor::VitePress
+    }
+
+    fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    fn role(&self, _rel: &str, _frontmatter: Option<&Map<String, Value>>) -> Role {
+        Role::Page
+    }
+
+    fn render(&self, page: &Page<'_>, _cx: &mut RenderCx<'_>) -> String {
+        page.body().to_owned()
+    }
+}
