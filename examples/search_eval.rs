@@ -91,6 +91,12 @@ fn parse_args() -> Result<Options, String> {
                 }
                 options.corpus = corpus;
             }
+            // A docs tree of its own (a site generator's, read as its generator publishes
+            // it), with no skills: for `--questions` over the generator trees.
+            "--docs" => {
+                let dir = args.next().ok_or("--docs takes a docs folder")?;
+                options.corpus = format!("docs:{dir}");
+            }
             "--verbose" => options.verbose = true,
             "--outline" => options.outline = true,
             "--query" => options.query = Some(args.next().ok_or("--query takes a query")?),
@@ -106,7 +112,7 @@ fn parse_args() -> Result<Options, String> {
                 return Err(
                     "usage: search-eval [--split tuning|heldout|frozen|all] [--paraphrases] \
                             [--verbose] [--param name=value]... \
-                            [--corpus shared|frozen] [--query Q] [--outline] \
+                            [--corpus shared|frozen | --docs DIR] [--query Q] [--outline] \
                             [--questions FILE] [--dump DIR]"
                         .into(),
                 );
@@ -182,6 +188,9 @@ fn compile(root: &Path, corpus: &str) -> Result<Option<Compiled>, String> {
     let started = std::time::Instant::now();
     let compiled = if corpus == "frozen" {
         eval::compile_frozen_corpora(root)?
+    } else if let Some(docs) = corpus.strip_prefix("docs:") {
+        let skills = tempfile::tempdir().map_err(|e| e.to_string())?;
+        eval::compile_dirs(skills.path(), Path::new(docs))?
     } else {
         let corpora = root.join("../shared/corpora");
         if !corpora.join("rust-book/src").is_dir() {

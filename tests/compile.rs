@@ -401,6 +401,165 @@ fn warnings_become_errors_in_strict_mode() {
 }
 
 #[test]
+fn a_doc_with_broken_frontmatter_is_served_with_a_warning_and_fails_only_when_strict() {
+    // What a large MkDocs tree had: a list item that is not YAML, and a mis-indented key.
+    let mut files = good_files();
+    files.push((
+        "docs/proposal.md",
+        b"---\nauthors:\n  - @name\n---\n# Proposal\n\nThe body.\n",
+    ));
+    files.push((
+        "docs/rfc.md",
+        b"---\ntitle: RFC\n  status: draft\n---\nThe RFC body.\n",
+    ));
+    let fixture = Fixture::new(&files);
+    let output = fixture
+        .compile()
+        .expect("broken doc frontmatter does not stop a build");
+    let warnings: Vec<String> = output.report.warnings().map(|w| w.to_string()).collect();
+    for path in ["docs/proposal.md:", "docs/rfc.md:"] {
+        assert!(
+            warnings.iter().any(|w| w.contains(path)
+                && w.contains("invalid YAML frontmatter")
+                && w.contains(" — ")),
+            "{path} named with a line and a fix: {warnings:?}"
+        );
+    }
+    let proposal = output
+        .catalog
+        .documents
+        .iter()
+        .find(|d| d.path == "proposal.md")
+        .expect("served");
+    // The title comes from the page; the frontmatter block is not a section of it.
+    assert_eq!(proposal.title, "Proposal");
+    assert_eq!(proposal.outline.len(), 1);
+    let text = output.read(proposal.content).unwrap();
+    assert!(text.starts_with(b"---\nauthors:"), "served as authored");
+    let rfc = output
+        .catalog
+        .documents
+        .iter()
+        .find(|d| d.path == "rfc.md")
+        .unwrap();
+    assert_eq!(rfc.title, "rfc", "no heading: the file name");
+
+    let mut config = fixture.config();
+    config.strict = true;
+    let report = compile::compile(&config).err().expect("strict build fails");
+    assert!(
+        report
+            .errors()
+            .any(|e| e.path.ends_with("docs/proposal.md"))
+    );
+    // Skills keep their strict rules: SEP-2640 serves their frontmatter.
+    let fixture = Fixture::new(&[(
+        "skills/pdf/SKILL.md",
+        b"---\nname: pdf\ndescription: d\n  bad: indent\n---\n",
+    )]);
+    assert_error(&fixture.errors(), "skills/pdf/SKILL.md:", &["invalid yaml"]);
+}
+
+#[test]
+fn a_plain_tree_stays_plain_and_excludes_apply() {
+    let mut files = good_files();
+    files.push(("docs/page.mdx", b"# MDX\n"));
+    files.push(("docs/drafts/wip.md", b"# Work in progress\n"));
+    let fixture = Fixture::new(&files);
+    let output = fixture.compile().unwrap();
+    assert_eq!(output.site.flavor, "plain");
+    assert!(
+        output
+            .report
+            .warnings()
+            .any(|w| w.path.ends_with("docs/page.mdx") && w.message.contains("not a markdown file")),
+        "a plain tree does not read MDX"
+    );
+    assert!(
+        output
+            .catalog
+            .documents
+            .iter()
+            .any(|d| d.path == "drafts/wip.md")
+    );
+
+    let mut config = fixture.config();
+    config.docs_exclude = vec!["drafts/**".into()];
+    let output = compile::compile(&config).unwrap();
+    assert!(
+        !output
+            .catalog
+            .documents
+            .iter()
+            .any(|d| d.path == "drafts/wip.md")
+    );
+    assert!(
+        output
+            .site
+            .skipped
+            .iter()
+            .any(|(rel, skip)| rel == "drafts/wip.md" && skip.to_string().contains("drafts/**"))
+    );
+}
+
+#[test]
+fn a_generator_tree_is_detected_and_its_pages_rendered() {
+    // A MkDocs project: mkdocs.yml beside docs/, an MDX file is not an MkDocs page, and an
+    // admonition is served as a labelled blockquote.
+    let fixture = Fixture::new(&[
+        ("mkdocs.yml", b"site_name: Demo\nnav:\n  - b.md\n  - a.md\n"),
+        (
+            "docs/a.md",
+            b"# A\n\n!!! warning \"Careful\"\n    Mind the gap.\n\nPlain [link](b.md).\n",
+        ),
+        ("docs/b.md", b"# B\n\nJust markdown.\n"),
+    ]);
+    std::fs::create_dir_all(fixture.path(".git")).unwrap();
+    let output = fixture.compile().unwrap();
+    assert_eq!(output.site.flavor, "mkdocs");
+    assert!(
+        output.site.why.contains("mkdocs.yml"),
+        "{}",
+        output.site.why
+    );
+    assert_eq!(output.catalog.docs_site.flavor, "mkdocs");
+    let doc = |path: &str| {
+        let d = output
+            .catalog
+            .documents
+            .iter()
+            .find(|d| d.path == path)
+            .unwrap();
+        String::from_utf8(output.read(d.content).unwrap()).unwrap()
+    };
+    assert_eq!(
+        doc("b.md"),
+        "# B\n\nJust markdown.\n",
+        "plain markdown byte for byte"
+    );
+    let a = doc("a.md");
+    assert!(!a.contains("!!!"), "{a}");
+    assert!(a.contains("> **Warning: Careful**"), "{a}");
+    assert!(a.contains("> Mind the gap."), "{a}");
+
+    let mut config = fixture.config();
+    config.docs_flavor = Some("plain".into());
+    let output = compile::compile(&config).unwrap();
+    assert_eq!(output.site.flavor, "plain");
+    let a = output
+        .catalog
+        .documents
+        .iter()
+        .find(|d| d.path == "a.md")
+        .unwrap();
+    assert!(
+        String::from_utf8(output.read(a.content).unwrap())
+            .unwrap()
+            .contains("!!! warning")
+    );
+}
+
+#[test]
 fn reserved_prompt_names_are_errors() {
     let fixture = Fixture::new(&[(
         "skills/orient/SKILL.md",

@@ -1,6 +1,7 @@
 //! The resource surface through the real binary over stdio: every document reads back
-//! byte-identical to its file, chunks concatenate to it, every outline anchor resolves,
-//! listed sizes are real — on the built-in content and on the corpora build.
+//! byte-identical to its file (a page of a site generator's tree: to the text the compiler
+//! serves for it, computed in-process), chunks concatenate to it, every outline anchor
+//! resolves, listed sizes are real — on the built-in content and on the corpora build.
 
 use crate::common;
 
@@ -92,15 +93,44 @@ async fn check_documents(client: &Client, skills_root: &Path, docs_root: &Path) 
         .iter()
         .map(|d| d["path"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(
-        listed,
-        markdown_files(docs_root),
-        "docs_index lists every .md file"
-    );
+    // What the compiler serves for each page, computed in-process over the same folders.
+    let compiled = skillpack_server::compile::compile(
+        &skillpack_server::compile::Config::for_dirs(skills_root, docs_root),
+    )
+    .unwrap_or_else(|r| panic!("{:#?}", r.errors().collect::<Vec<_>>()));
+    let served: std::collections::BTreeMap<String, Vec<u8>> = compiled
+        .catalog
+        .documents
+        .iter()
+        .filter(|d| d.kind == skillpack_server::model::DocKind::Doc)
+        .map(|d| (d.path.clone(), compiled.read(d.content).unwrap()))
+        .collect();
+    let plain = compiled.site.flavor == "plain";
+    if plain {
+        assert_eq!(
+            listed,
+            markdown_files(docs_root),
+            "docs_index lists every .md file"
+        );
+    } else {
+        let pages: BTreeSet<String> = compiled.site.pages.iter().cloned().collect();
+        assert_eq!(
+            listed, pages,
+            "docs_index lists every page the site publishes"
+        );
+    }
     for doc in docs_index["docs"].as_array().unwrap() {
+        let path = doc["path"].as_str().unwrap();
+        let source = std::fs::read(docs_root.join(path)).unwrap();
+        if plain {
+            assert_eq!(
+                served[path], source,
+                "{path}: a plain tree serves the file as authored"
+            );
+        }
         documents.push((
             doc["uri"].as_str().unwrap().to_owned(),
-            std::fs::read(docs_root.join(doc["path"].as_str().unwrap())).unwrap(),
+            served[path].clone(),
         ));
     }
 

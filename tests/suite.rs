@@ -20,6 +20,7 @@ mod docs_repo;
 mod empty_root;
 mod errors;
 mod fusion;
+mod generators;
 mod hostile_content;
 mod hostile_http;
 mod hostile_stdio;

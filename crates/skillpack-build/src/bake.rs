@@ -56,6 +56,12 @@ impl Bake {
         self.set("SKILLPACK_CHUNK_BYTES", bytes.to_string())
     }
 
+    /// The docs tree's site generator by name (`SKILLPACK_DOCS_FLAVOR`: `mkdocs`, `hugo`,
+    /// …, or `plain` to serve every `.md` file as authored); unset, it is detected.
+    pub fn docs_flavor(self, flavor: impl Into<String>) -> Bake {
+        self.set("SKILLPACK_DOCS_FLAVOR", flavor)
+    }
+
     /// Any setting by its variable name (see `compile::config::ENV_VARS`), for settings
     /// without a method of their own. An unknown name is reported when the build runs.
     pub fn set(mut self, variable: impl Into<String>, value: impl Into<String>) -> Bake {
@@ -129,6 +135,11 @@ impl Bake {
 
         let started = Instant::now();
         let output = compile::compile(&config).map_err(|report| fail(&report))?;
+        // Includes read from beside the docs root (a book's listings, a repository's
+        // changelog) and the generator's config shape what is served: edits rebuild.
+        for path in &output.site.read_outside {
+            println!("cargo::rerun-if-changed={}", path.display());
+        }
         print_warnings(&output.report, &out_dir);
         if let Err(error) = compile::emit::write(&out_dir, &output) {
             eprintln!(
@@ -138,6 +149,7 @@ impl Bake {
             return Err(1);
         }
         let t = &output.catalog.totals;
+        eprintln!("skillpack: docs: {}", output.site.summary());
         eprintln!(
             "skillpack: compiled {} skills, {} references, {} docs, {} chunks ({} bytes) in {:.2?}; fingerprint {}",
             t.skills,

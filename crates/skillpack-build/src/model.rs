@@ -157,6 +157,8 @@ pub struct Catalog {
     /// This release (label, date) and the earlier releases it was built against, each with
     /// what changed since (see `compile::history`). Never part of the fingerprint.
     pub history: History,
+    /// How the docs root was read: its site generator and why (`skillpack info`).
+    pub docs_site: DocsSite,
     // What start-up reads comes last. rkyv writes a struct's out-of-line data (string
     // bytes, vector items) in field order and the struct itself after it, so these fields
     // and the bytes they point to sit together at the end of the archive, beside its root:
@@ -194,6 +196,21 @@ pub struct StartUp {
     /// lies elsewhere in the archive.
     pub release: String,
     pub earlier_releases: u32,
+}
+
+/// The docs root's site generator, as the compiler detected it (`site::detect`).
+#[derive(Archive, Serialize, Debug, Default, Clone)]
+#[rkyv(derive(Debug))]
+pub struct DocsSite {
+    /// `plain`, `mkdocs`, `hugo`, …
+    pub flavor: String,
+    /// Why that flavor applies, relative to the docs root.
+    pub why: String,
+    /// Pages served.
+    pub pages: u32,
+    /// Docs files that are not pages (partials, excluded, drafts, other locales, site
+    /// files), by kind: (`partial`, 3).
+    pub not_pages: Vec<(String, u32)>,
 }
 
 /// Sorted candidate lists for `completion/complete`, computed at build time so that a

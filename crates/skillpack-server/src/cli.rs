@@ -561,6 +561,25 @@ fn serve_http(catalog: Catalog, addr: SocketAddr, args: &HttpArgs) -> ExitCode {
     }
 }
 
+/// `mkdocs (`mkdocs.yml` in the docs folder's parent); not pages: 3 partial`.
+fn docs_site_line(site: &crate::model::ArchivedDocsSite) -> String {
+    let flavor = if site.flavor.is_empty() {
+        "plain"
+    } else {
+        site.flavor.as_str()
+    };
+    let mut line = format!("{flavor} ({})", site.why);
+    if !site.not_pages.is_empty() {
+        let parts: Vec<String> = site
+            .not_pages
+            .iter()
+            .map(|entry| format!("{} {}", entry.1, entry.0))
+            .collect();
+        line.push_str(&format!("; not pages: {}", parts.join(", ")));
+    }
+    line
+}
+
 fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
     let archive = catalog.archive();
     let t = &archive.totals;
@@ -590,6 +609,14 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
         "archive_error": validation.as_ref().err(),
         "baked": breakdown.to_json(t.content_bytes.to_native()),
         "uris": archive.uri_index.len(),
+        "docs_site": {
+            "flavor": archive.docs_site.flavor.as_str(),
+            "why": archive.docs_site.why.as_str(),
+            "pages": archive.docs_site.pages.to_native(),
+            "not_pages": archive.docs_site.not_pages.iter()
+                .map(|entry| (entry.0.to_string(), json!(entry.1.to_native())))
+                .collect::<serde_json::Map<String, serde_json::Value>>(),
+        },
         "release": {
             "label": archive.history.label.as_str(),
             "date": cmd::changes::current(catalog).date(),
@@ -609,6 +636,7 @@ fn info(catalog: &Catalog, as_json: bool) -> ExitCode {
             t.skills, t.references, t.skill_files
         );
         println!("docs:         {}", t.docs);
+        println!("docs site:    {}", docs_site_line(&archive.docs_site));
         println!(
             "chunks:       {} (at most {} bytes each)",
             t.chunks, archive.chunk_bytes

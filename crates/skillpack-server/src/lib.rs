@@ -33,7 +33,7 @@
 //!   up, so "no IO at run time" is enforced, not only promised.
 //! - **CLI**: [`cli`]; [`main!`] and [`baked!`] connect it to a build script's output.
 
-pub use skillpack_build::{analyze, compile, contract, model, postings, tables, uri};
+pub use skillpack_build::{analyze, compile, contract, model, postings, site, tables, uri};
 
 pub mod catalog;
 pub mod cli;

@@ -78,6 +78,20 @@ pub struct SiteReport {
 }
 
 impl SiteReport {
+    /// What the archive keeps of it, for `skillpack info`.
+    pub fn to_model(&self) -> crate::model::DocsSite {
+        let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+        for (_, skip) in &self.skipped {
+            *counts.entry(skip.kind().to_owned()).or_default() += 1;
+        }
+        crate::model::DocsSite {
+            flavor: self.flavor.clone(),
+            why: self.why.clone(),
+            pages: self.pages.len() as u32,
+            not_pages: counts.into_iter().collect(),
+        }
+    }
+
     /// `mkdocs (`mkdocs.yml` in the docs folder's parent): 96 pages; 2 partial, 1 excluded`.
     pub fn summary(&self) -> String {
         let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
@@ -370,6 +384,7 @@ pub fn compile(config: &Config) -> Result<Output, Report> {
         &nav,
         report,
     );
+    output.catalog.docs_site = site_report.to_model();
     output.site = site_report;
     Ok(output)
 }
@@ -950,6 +965,7 @@ fn bake(
         totals,
         completions: Default::default(),
         history: Default::default(),
+        docs_site: Default::default(),
         startup: Default::default(),
     };
     // Each document's text, before compression (UTF-8: documents are checked when read).
