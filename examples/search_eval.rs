@@ -238,7 +238,26 @@ fn run(options: &Options) -> Result<(), String> {
         };
         let index = eval::index(&archive_bytes, &content);
         let baseline = Baseline::new(&index);
-        let questions = eval::load(path);
+        let mut questions = eval::load(path);
+        let asked = questions.len();
+        // A question whose page the build does not serve (a tree read as plain markdown
+        // skips `.mdx` pages) cannot be ranked: with `SKILLPACK_DOCS_FLAVOR` set, those are
+        // left out and counted, so a before/after pair compares like with like.
+        if std::env::var_os("SKILLPACK_DOCS_FLAVOR").is_some() {
+            let served: std::collections::HashSet<&str> = index
+                .archive
+                .documents
+                .iter()
+                .map(|d| d.uri.as_str())
+                .collect();
+            questions.retain(|q| served.contains(q.uri.as_str()));
+            if questions.len() < asked {
+                println!(
+                    "{} of {asked} questions' pages are not served by this build (left out: misses)",
+                    asked - questions.len()
+                );
+            }
+        }
         let problems = eval::check(&index, &questions, false);
         if !problems.is_empty() {
             return Err(format!("{}:\n{}", path.display(), problems.join("\n")));
@@ -254,6 +273,23 @@ fn run(options: &Options) -> Result<(), String> {
             .map_or("questions".into(), |n| n.to_string_lossy());
         println!("{}", ours.line(&format!("{name} / skillpack")));
         println!("{}", plain.line(&format!("{name} / plain BM25 (doc)")));
+        // Its rephrasings, when a `<name>-paraphrases.tsv` lies beside it.
+        let rephrased = path.with_file_name(format!(
+            "{}-paraphrases.tsv",
+            path.file_stem().unwrap_or_default().to_string_lossy()
+        ));
+        if options.paraphrases && rephrased.is_file() {
+            let mut paraphrases = eval::load_paraphrases(&rephrased);
+            paraphrases.retain(|asked, _| questions.iter().any(|q| &q.text == asked));
+            fused_lines(
+                &index,
+                &baseline,
+                &options.params,
+                (&questions, &paraphrases),
+                (&name, "also"),
+                options.verbose,
+            )?;
+        }
         return Ok(());
     }
 

@@ -40,11 +40,16 @@ pub fn compile_frozen_corpora(
 }
 
 /// Compile a skills folder and a docs folder in-process: `(archive bytes, content)`.
+/// `SKILLPACK_DOCS_FLAVOR` in the environment applies (`plain` reads a generator's tree as
+/// plain markdown, as skillpack did before it knew generators).
 pub fn compile_dirs(
     skills: &Path,
     docs: &Path,
 ) -> Result<(rkyv::util::AlignedVec<16>, Vec<u8>), String> {
-    let config = Config::for_dirs(skills, docs);
+    let mut config = Config::for_dirs(skills, docs);
+    config.docs_flavor = std::env::var("SKILLPACK_DOCS_FLAVOR")
+        .ok()
+        .filter(|f| !f.trim().is_empty());
     let output = compile::compile(&config).map_err(|report| {
         let errors: Vec<String> = report.errors().map(|e| e.to_string()).collect();
         format!(

@@ -84,10 +84,14 @@ fn excerpt_start(text: &str, at: usize, anchor: usize) -> usize {
     }
     if at > 0 && at < anchor {
         // Move past a partial word.
-        if let Some(space) = text[at..anchor].find(char::is_whitespace) {
+        if let Some((space, c)) = text[at..anchor]
+            .char_indices()
+            .find(|(_, c)| c.is_whitespace())
+        {
             let prev = text[..at].chars().next_back();
             if prev.is_some_and(|c| !c.is_whitespace()) {
-                at += space + 1;
+                // Whitespace is not always one byte: a no-break space is two.
+                at += space + c.len_utf8();
             }
         }
     }
@@ -114,4 +118,26 @@ fn trim(text: &str, from: usize, to: usize) -> (usize, usize) {
     let lead = slice.len() - slice.trim_start().len();
     let trimmed = slice.trim();
     (from + lead, from + lead + trimmed.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_start_past_a_partial_word_lands_on_a_char_boundary() {
+        // A no-break space (two bytes) ends the partial word the excerpt would start in.
+        let text = "abc\u{a0}def ghi jkl";
+        for at in 0..text.len() {
+            let start = excerpt_start(text, at, text.len());
+            assert!(text.is_char_boundary(start), "from {at}: {start}");
+        }
+        assert_eq!(
+            excerpt_start(text, 1, text.len()),
+            5,
+            "after the no-break space"
+        );
+        let end = excerpt_end(text, 4);
+        assert!(text.is_char_boundary(end));
+    }
 }
