@@ -19,6 +19,9 @@ pub struct UrlIndex {
     files: HashSet<String>,
     /// URL path (no base, no leading/trailing `/`, no `.html`) → page.
     urls: HashMap<String, String>,
+    /// The same URL paths lowercased: generators publish lowercased URLs (Hugo by
+    /// default, Jekyll's slugs), so `/functions/getremote/` names `functions/GetRemote.md`.
+    lower: HashMap<String, String>,
     /// The docs root's path below the site project (`docs` for `@site/docs/…`).
     docs_in_project: String,
 }
@@ -47,6 +50,14 @@ impl UrlIndex {
         }
         for rel in others {
             index.files.insert(rel.to_owned());
+        }
+        let mut urls: Vec<(&String, &String)> = index.urls.iter().collect();
+        urls.sort();
+        for (url, rel) in urls {
+            index
+                .lower
+                .entry(url.to_lowercase())
+                .or_insert_with(|| rel.clone());
         }
         let docs = site
             .detection
@@ -131,7 +142,11 @@ impl UrlIndex {
         {
             return Some(found.trim_start_matches('/').to_owned());
         }
-        self.urls.get(&normalize_url(c)).cloned()
+        let url = normalize_url(c);
+        self.urls
+            .get(&url)
+            .or_else(|| self.lower.get(&url.to_lowercase()))
+            .cloned()
     }
 }
 
