@@ -112,7 +112,7 @@ fn opening(line: &str) -> Option<Open<'_>> {
     // A fence opening a list item (`- ```yaml`): code, whatever its info string (its
     // body is indented to the item's content, which a directive could not re-indent).
     let mut in_item = false;
-    if let Some(marker) = list_marker(t) {
+    while let Some(marker) = list_marker(t) {
         in_item = true;
         indent += marker;
         t = &t[marker..];
@@ -289,6 +289,9 @@ mod tests {
         assert_eq!(options["alt"], "A fish");
         assert_eq!(options["width"], "20");
         assert_eq!(body, "Text\n");
+        let table =
+            "* - ````md\n    ```{x}\n    ---\n    a: 1\n    ---\n    ```\n    ````\n  - b\n";
+        assert_eq!(parse(table)[0], Block::Code(&table[..table.len() - 6]));
         let blocks = parse("- item\n\n  ```{tip}\n  Indented\n  ```\n");
         let Block::Directive(tip) = &blocks[2] else {
             panic!()

@@ -75,15 +75,24 @@ impl Render<'_, '_> {
                         i += link.len;
                         i += inline_attributes_len(&text[i..]);
                     }
-                    None => {
-                        out.push('[');
-                        i += 1;
-                    }
+                    None => match span_at(rest) {
+                        // `[text]{.class}`: a span; readers see its text.
+                        Some((text, len)) => {
+                            let rendered = self.inline(text);
+                            out.push_str(&rendered);
+                            i += len;
+                        }
+                        None => {
+                            out.push('[');
+                            i += 1;
+                        }
+                    },
                 },
                 b'<' => match autolink_at(rest) {
                     Some((target, len)) => {
                         out.push_str(&self.autolink(target, &rest[..len]));
                         i += len;
+                        i += inline_attributes_len(&text[i..]);
                     }
                     None => {
                         out.push('<');
@@ -434,6 +443,13 @@ fn closing_bracket(s: &str) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+/// `[text]{attributes}` at the start of `s`: the text and the length taken.
+fn span_at(s: &str) -> Option<(&str, usize)> {
+    let close = closing_bracket(s)?;
+    let attributes = inline_attributes_len(&s[close + 1..]);
+    (attributes > 0).then(|| (&s[1..close], close + 1 + attributes))
 }
 
 /// A code span at the start of `s`: its content and length.

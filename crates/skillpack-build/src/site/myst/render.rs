@@ -118,8 +118,7 @@ impl<'r, 'a> Render<'r, 'a> {
                     format!("{}\n{}", d.argument, d.body)
                 };
                 let body = self.nested().text(&content);
-                let label = if name == "seealso" { "See also" } else { name };
-                markup::blockquote(label, None, &body)
+                markup::blockquote(admonition_label(name), None, &body)
             }
             "admonition" | "dropdown" | "topic" | "sidebar" | "card" | "grid-item-card" => {
                 self.titled(d)
@@ -292,7 +291,8 @@ impl<'r, 'a> Render<'r, 'a> {
     fn admonition_tabs(&mut self, kinds: &str) -> String {
         let mut out = String::new();
         for kind in kinds.split(',').map(str::trim).filter(|k| !k.is_empty()) {
-            let sample = markup::blockquote(kind, None, &format!("This is a {kind}"));
+            let sample =
+                markup::blockquote(admonition_label(kind), None, &format!("This is a {kind}"));
             out.push_str(&markup::tab(kind, &sample));
             out.push('\n');
         }
@@ -393,6 +393,11 @@ impl<'r, 'a> Render<'r, 'a> {
             None => String::new(),
         }
     }
+}
+
+/// The label an admonition kind is shown with (`seealso` → `See also`).
+fn admonition_label(kind: &str) -> &str {
+    if kind == "seealso" { "See also" } else { kind }
 }
 
 /// `:orphan:`, `:tocdepth:`, `:nocomments:`, `:nosearch:` (document metadata).
@@ -683,17 +688,28 @@ pub fn relative_href(from_rel: &str, to_rel: &str) -> String {
 /// line; `None` otherwise.
 fn list_table(body: &str, options: &std::collections::BTreeMap<String, String>) -> Option<String> {
     let mut rows: Vec<Vec<String>> = Vec::new();
+    let item = |t: &str| -> Option<String> {
+        let rest = t.strip_prefix(['*', '-', '+'])?;
+        (rest.is_empty() || rest.starts_with([' ', '\t'])).then(|| rest.trim_start().to_owned())
+    };
     for line in body.lines() {
-        if line.trim().is_empty() {
+        let t = line.trim_start();
+        if t.is_empty() {
             continue;
         }
-        let t = line.trim_start();
-        if let Some(cell) = t.strip_prefix("* - ").or_else(|| t.strip_prefix("- - ")) {
-            rows.push(vec![cell.trim().to_owned()]);
-        } else if let Some(cell) = t.strip_prefix("- ").or_else(|| (t == "-").then_some("")) {
-            rows.last_mut()?.push(cell.trim().to_owned());
-        } else {
+        if t.contains("```") || t.contains("~~~") {
             return None;
+        }
+        match item(t) {
+            Some(rest) => match item(&rest) {
+                Some(cell) if line.starts_with(['*', '-', '+']) => rows.push(vec![cell]),
+                _ => rows.last_mut()?.push(rest),
+            },
+            None => {
+                let cell = rows.last_mut()?.last_mut()?;
+                cell.push(' ');
+                cell.push_str(t);
+            }
         }
     }
     let width = rows.iter().map(Vec::len).max()?;

@@ -103,8 +103,10 @@ fn admonitions_become_labelled_blockquotes() {
 #[test]
 fn markup_lines_go_and_tabs_are_labelled() {
     assert_eq!(
-        render_one("(intro)=\n# Intro\n% a comment\n+++\n{#para .c}\nText `x`{l=python}.\n"),
-        "# Intro\nText `x`.\n"
+        render_one(
+            "(intro)=\n# Intro\n% a comment\n+++\n{#para .c}\nText `x`{l=python}, [a span]{.bg} and <https://x.y>{.c}.\n"
+        ),
+        "# Intro\nText `x`, a span and <https://x.y>.\n"
     );
     assert_eq!(
         render_one("::::{tab-set}\n:::{tab-item} Linux\nRun it.\n:::\n::::\n"),
@@ -118,6 +120,18 @@ fn markup_lines_go_and_tabs_are_labelled() {
         render_one("````{myst-example}\n*hi*\n````\n"),
         "```myst\n*hi*\n```\n\n*hi*\n"
     );
+}
+
+#[test]
+fn list_tables_become_tables() {
+    assert_eq!(
+        render_one(
+            ":::{list-table} Caption\n:header-rows: 1\n\n*   - A\n    - B\n*   - 1\n    - two\n lines\n:::\n"
+        ),
+        "**Caption**\n\n| A | B |\n| --- | --- |\n| 1 | two lines |\n"
+    );
+    let nested = "```{list-table}\n* - a\n  - ```py\n    x\n    ```\n```\n";
+    assert_eq!(render_one(nested), "* - a\n  - ```py\n    x\n    ```\n");
 }
 
 #[test]
