@@ -120,7 +120,7 @@ impl Render<'_, '_> {
                 let value = value.clone();
                 let rendered = if value.contains('\n') {
                     // Block markup inside a line: rendered, then kept on the line.
-                    let text = self.text(&value);
+                    let text = self.nested().text(&value);
                     text.split_whitespace().collect::<Vec<_>>().join(" ")
                 } else {
                     self.inline_at(&value, depth + 1)

@@ -183,6 +183,16 @@ impl Generator for Myst {
         Role::Page
     }
 
+    /// MyST's `default_slugify` (what `myst_heading_anchors` uses): lowercased, word
+    /// characters, `-` and spaces kept, spaces → `-`.
+    fn heading_id(&self, text: &str) -> String {
+        text.to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' '))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect()
+    }
+
     fn render(&self, page: &Page<'_>, cx: &mut RenderCx<'_>) -> String {
         let mut substitutions = self.project.substitutions.clone();
         let from_page = page

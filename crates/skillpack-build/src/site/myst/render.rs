@@ -29,7 +29,7 @@ pub struct Render<'r, 'a> {
 
 impl<'r, 'a> Render<'r, 'a> {
     /// A renderer for text nested in this one (a directive body, an included file).
-    fn nested<'s>(&'s mut self) -> Render<'s, 'a> {
+    pub fn nested<'s>(&'s mut self) -> Render<'s, 'a> {
         Render {
             project: self.project,
             cx: self.cx,

@@ -238,3 +238,19 @@ fn toctrees_give_nav_and_roles() {
     let (served, _) = serve(&docs, "guide.md");
     assert_eq!(served, "# Guide\n\n**More**\n\n- [Extra title](extra.md)\n");
 }
+
+#[test]
+fn self_referencing_substitutions_stop() {
+    let body = "---\nsubstitutions:\n  loop: \"a {{ loop }}\\nb\"\n---\nx {{ loop }} y\n\n{{ loop }}\n";
+    let served = render_one(body);
+    assert!(served.contains("x a"), "{served}");
+}
+
+#[test]
+fn heading_ids_follow_myst() {
+    let dir = project(&[("docs/index.md", "# X\n")]);
+    let site = site(&dir.path().join("docs"));
+    let generator = site.generator.as_ref().unwrap();
+    assert_eq!(generator.heading_id("🔎 Overview"), "-overview");
+    assert_eq!(generator.heading_id("C++ & Rust_2"), "c--rust_2");
+}
