@@ -12,7 +12,7 @@ use super::blocks::{self, Block};
 pub struct Target {
     /// The page (docs-relative).
     pub rel: String,
-    /// The heading anchor, when the target is a heading.
+    /// The heading anchor: the target's, or the section's it is in.
     pub anchor: Option<String>,
     /// What a link with no text of its own shows (the heading's or term's text).
     pub title: Option<String>,
@@ -76,6 +76,7 @@ impl Index {
             rel,
             pending: Vec::new(),
             glossary: false,
+            section: None,
         };
         scan.text(text);
         scan.flush(None, None);
@@ -95,6 +96,9 @@ struct PageScan<'i> {
     pending: Vec<String>,
     /// After a `{.glossary}` attribute: definition-list terms are targets.
     glossary: bool,
+    /// The anchor of the heading whose section the scan is in: targets that are not
+    /// headings lead there, the nearest place a link can land.
+    section: Option<String>,
 }
 
 impl PageScan<'_> {
@@ -102,7 +106,7 @@ impl PageScan<'_> {
         for label in std::mem::take(&mut self.pending) {
             let target = Target {
                 rel: self.rel.to_owned(),
-                anchor: anchor.map(str::to_owned),
+                anchor: anchor.map(str::to_owned).or_else(|| self.section.clone()),
                 title: title.map(str::to_owned),
             };
             self.index.define(&label, target);
@@ -112,7 +116,7 @@ impl PageScan<'_> {
     fn page_target(&self, title: Option<&str>) -> Target {
         Target {
             rel: self.rel.to_owned(),
-            anchor: None,
+            anchor: self.section.clone(),
             title: title.map(str::to_owned),
         }
     }
@@ -168,6 +172,7 @@ impl PageScan<'_> {
                 .entry(anchor.clone())
                 .or_insert_with(|| heading.clone());
             self.flush(Some(&anchor), Some(&heading));
+            self.section = Some(anchor);
             self.glossary = false;
             return;
         }
@@ -383,7 +388,10 @@ mod tests {
         let top = index.target("TOP").unwrap();
         assert_eq!(top.anchor.as_deref(), Some("guide-a"));
         assert_eq!(top.title.as_deref(), Some("Guide A"));
-        assert_eq!(index.target("para").unwrap().anchor, None);
+        assert_eq!(
+            index.target("para").unwrap().anchor.as_deref(),
+            Some("guide-a")
+        );
         assert_eq!(
             index.target("attr-id").unwrap().anchor.as_deref(),
             Some("sub")

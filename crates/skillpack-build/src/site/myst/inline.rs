@@ -266,7 +266,8 @@ impl Render<'_, '_> {
             .resolve(link.dest)
             .unwrap_or_else(|| (link.raw_dest.to_owned(), None));
         let shown = if text.trim().is_empty() {
-            found.unwrap_or_default()
+            // A link with no text shows its target's title, else its target.
+            found.unwrap_or_else(|| link.dest.trim_start_matches('#').to_owned())
         } else {
             text
         };

@@ -1,46 +1,55 @@
 //! Sphinx with MyST-Parser.
 //!
 //! **Reads** `conf.py` without running it (literal assignments only, see [`conf`]):
-//! `root_doc`/`master_doc` (where the toctrees start), `exclude_patterns` (→ excludes),
-//! `myst_substitutions` (→ `{{ key }}`), `myst_url_schemes` (→ `<gh-pr:12>` links). Every
-//! markdown page is read once at load to index what links need across pages: `(label)=`
-//! targets, `{#id}` block attributes, `:name:` options, glossary terms, `{py:…}` objects,
-//! each page's first heading and heading anchors, the toctrees and the `{include}`d files.
+//! `root_doc`/`master_doc` (where the toctrees start), `exclude_patterns` (→ excludes,
+//! each pattern and everything under it), `myst_substitutions` (→ `{{ key }}`),
+//! `myst_url_schemes` (→ `<gh-pr:12>` links), `intersphinx_mapping` (which `{ref}`
+//! prefixes name other projects). Every markdown page is read once at load to index what
+//! links need across pages: `(label)=` targets, `{#id}` block and inline attributes,
+//! `:name:` options, `{figure-md}` names, glossary terms, `{py:…}` and `{autodoc2-object}`
+//! objects, each page's first heading and heading anchors, the toctrees and the
+//! `{include}`d files. A target that is not a heading leads to the section it is in.
 //!
 //! **Serves** every markdown page Sphinx builds, pages in no toctree included (Sphinx
-//! builds them with a warning), in markdown:
+//! builds them, with a warning), in markdown:
 //! - admonitions (```` ```{note} ````, `:::{tip}`, `{admonition} Title`, `{dropdown}`,
-//!   `{seealso}`) → labelled blockquotes; `{versionadded} 1.0` → *Added in version 1.0*;
-//! - `{include}` (with `:start-line:`/`:end-line:`/`:start-after:`/`:end-before:`,
+//!   `{seealso}`) → labelled blockquotes; `{versionadded} 1.0` → *Added in version 1.0:*;
+//! - `{include}` (`:start-line:`/`:end-line:`/`:start-after:`/`:end-before:`,
 //!   `:heading-offset:`, `:relative-docs:`/`:relative-images:`, `:literal:`/`:code:`)
 //!   expanded, files beside the docs root too (a repository's `CHANGELOG.md`);
-//!   `{literalinclude}` (`:lines:`, `:start-at:`…, `:language:`, `:caption:`) and
-//!   `{code-block}` → fenced code;
+//!   `{literalinclude}` (`:lines:`, `:start-at:`…, `:language:` or the extension's,
+//!   `:caption:`) and `{code-block}` → fenced code;
 //! - visible `{toctree}`s → a list of links (hidden ones are removed: they only make the
 //!   navigation); their order, depth first from the root document, is [`Settings::nav`];
-//! - `{eval-rst}` → its rST in an ```` ```rst ```` block (rST is not rendered here);
-//! - sphinx-design: `{tab-item}` → labelled blocks, cards → a bold title (linked when
-//!   the card links) and its body, grids and tab sets → their content, buttons → links;
+//! - `{eval-rst}` → its rST in an ```` ```rst ```` block (rST is not rendered here, and
+//!   dropping it would lose the content); `{raw} html` → an ```` ```html ```` block (left
+//!   loose, its text would be read as markdown);
+//! - sphinx-design: `{tab-item}` → labelled blocks, cards → a bold title (linked when the
+//!   card links) and their body, grids, tab sets and `:::name` containers → their content,
+//!   buttons → links;
 //! - `{myst-example}` (MyST-Parser's own docs) → the source in a ```` ```myst ```` block,
-//!   then its rendering; `{image}`/`{figure}` → images; `{list-table}` → a table;
-//!   `{math}` → `$$`; `{rubric}` → a bold line;
+//!   then its rendering; `{image}`/`{figure}` → images; `{list-table}` → a table (a list
+//!   when a cell holds blocks); `{math}` → `$$`; `{rubric}` → a bold line;
 //! - roles: `{ref}` and `{doc}` → links (with the target's title when they have none),
-//!   `{term}`, `{sub}`, `{abbr}`… → their text, `{py:class}` and other domain objects →
-//!   code, `{math}` → `$…$`, icons removed;
-//! - `[](#label)`, `[text](label)`, `<project:#label>` → links to the page (and heading)
-//!   the label names, written relative to the page; `{{ key }}` substituted (the config's
-//!   `myst_substitutions`, then the page's `substitutions:` / `myst.substitutions:`);
-//! - `(label)=` lines, `% comments`, `+++` block breaks, `{#id .class}` block attribute
-//!   lines and inline attributes (`` `x`{l=python} ``, `[a](b){.external}`) removed;
+//!   `{ref}` into an intersphinx project, `{term}`, `{sub}`, `{abbr}`… → their text,
+//!   `{py:class}` and other domain objects → code, `{math}` → `$…$`, icons removed;
+//! - `[](#label)`, `[text](label)`, `<project:#label>`, `[name]: label` definitions →
+//!   links to the page and section the label names, relative to the page; extensionless
+//!   document links are left to the shared resolver;
+//! - `{{ key }}` substituted (the page's `myst.substitutions:`/`substitutions:` over the
+//!   config's; a substitution alone on its line may hold blocks), plus the Jinja that needs
+//!   no Python (`{{ "a" + "b" }}`, `{{ env.docname | upper }}`);
+//! - `(label)=` lines, `% comments`, `+++` block breaks, `{#id .class}` block-attribute
+//!   lines, inline attributes (`` `x`{l=python} ``, `[span]{.c}`, `[a](b){.external}`) and
 //!   `:orphan:`-style metadata fields at the top of a page removed.
 //!
-//! Directives whose output is generated from code at build time (`{autodoc2-object}`,
-//! `{myst-config}`, `{contents}`, raw non-HTML output) are removed: the source holds
-//! nothing a reader would see. Unknown directives keep their body.
+//! Directives whose output Sphinx generates from code or the build (`{autodoc2-object}`,
+//! `{myst-config}`, `{contents}`, non-HTML `{raw}`) are removed: the source holds nothing
+//! a reader would see. Unknown directives keep their body.
 //!
 //! **Skips** markdown files that pages `{include}` and no toctree lists (partials) and
-//! files `exclude_patterns` matches. **Heading ids**: MyST's `myst_heading_anchors`
-//! slugs are GitHub's, the shared default.
+//! files `exclude_patterns` matches. **Heading ids** follow MyST's `default_slugify`
+//! (lowercase; word characters, `-` and spaces kept; spaces → `-`).
 
 mod blocks;
 mod conf;

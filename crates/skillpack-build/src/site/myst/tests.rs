@@ -241,7 +241,8 @@ fn toctrees_give_nav_and_roles() {
 
 #[test]
 fn self_referencing_substitutions_stop() {
-    let body = "---\nsubstitutions:\n  loop: \"a {{ loop }}\\nb\"\n---\nx {{ loop }} y\n\n{{ loop }}\n";
+    let body =
+        "---\nsubstitutions:\n  loop: \"a {{ loop }}\\nb\"\n---\nx {{ loop }} y\n\n{{ loop }}\n";
     let served = render_one(body);
     assert!(served.contains("x a"), "{served}");
 }
