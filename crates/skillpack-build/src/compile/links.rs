@@ -76,27 +76,34 @@ pub fn resolve(
         from_uri.to_owned()
     } else {
         let decoded = percent_decode_str(path_part).decode_utf8_lossy();
-        let by_site = || {
+        // The file a site generator's rules give the link: a page (its URI), or a file of
+        // the site that is not a page (an image, a download), which is not checked further.
+        let by_site = || -> Option<Result<&String, ()>> {
             let site = site.filter(|_| from_root == RootKind::Docs)?;
             let rel = site(from_rel, &decoded)?;
-            targets.docs.get(&rel)
+            Some(targets.docs.get(&rel).ok_or(()))
         };
         if path_part.starts_with('/') || path_part.starts_with("@site/") {
-            if let Some(uri) = by_site() {
-                return with_anchor(link, href, uri.clone(), anchor, targets);
-            }
-            return Resolution::Broken {
-                reason: format!(
-                    "link `{href}` is an absolute path, which cannot be resolved inside the catalog"
-                ),
-                fix: "use a path relative to this file".into(),
+            return match by_site() {
+                Some(Ok(uri)) => with_anchor(link, href, uri.clone(), anchor, targets),
+                Some(Err(())) => Resolution::External,
+                None => Resolution::Broken {
+                    reason: format!(
+                        "link `{href}` is an absolute path, which cannot be resolved inside the catalog"
+                    ),
+                    fix: "use a path relative to this file".into(),
+                },
             };
         }
         let base = from_rel.rsplit_once('/').map_or("", |(dir, _)| dir);
         let Some(joined) = join(base, &decoded) else {
-            return Resolution::Broken {
-                reason: format!("link `{href}` leaves the content folder"),
-                fix: "link only to files inside the catalog".into(),
+            return match by_site() {
+                Some(Ok(uri)) => with_anchor(link, href, uri.clone(), anchor, targets),
+                Some(Err(())) => Resolution::External,
+                None => Resolution::Broken {
+                    reason: format!("link `{href}` leaves the content folder"),
+                    fix: "link only to files inside the catalog".into(),
+                },
             };
         };
         let table = match from_root {
@@ -111,14 +118,18 @@ pub fn resolve(
                 .or_else(|| joined.strip_suffix(".htm"))?;
             table.get(&format!("{stem}.md"))
         };
-        match table.get(&joined).or_else(rendered_source).or_else(by_site) {
+        match table.get(&joined).or_else(rendered_source) {
             Some(uri) => uri.clone(),
-            None => {
-                return Resolution::Broken {
-                    reason: format!("link `{href}` points at `{joined}`, which is not in the catalog"),
-                    fix: "fix the link, or add the file (hidden and non-markdown docs files are not served)".into(),
-                };
-            }
+            None => match by_site() {
+                Some(Ok(uri)) => uri.clone(),
+                Some(Err(())) => return Resolution::External,
+                None => {
+                    return Resolution::Broken {
+                        reason: format!("link `{href}` points at `{joined}`, which is not in the catalog"),
+                        fix: "fix the link, or add the file (hidden and non-markdown docs files are not served)".into(),
+                    };
+                }
+            },
         }
     };
     with_anchor(link, href, target_uri, anchor, targets)
@@ -141,10 +152,16 @@ fn with_anchor(
                 && !known.contains(anchor)
             {
                 if let Some(catalog_anchor) = by_site {
+                    // An id before the first heading names the document itself.
+                    let uri = if catalog_anchor.is_empty() {
+                        target_uri.clone()
+                    } else {
+                        uri::anchor(&target_uri, catalog_anchor)
+                    };
                     return Resolution::Resolved(ResolvedLink {
                         text: link.text.clone(),
                         href: link.href.clone(),
-                        uri: uri::anchor(&target_uri, catalog_anchor),
+                        uri,
                     });
                 }
                 return Resolution::Broken {

@@ -620,13 +620,11 @@ fn resolve_links(
             doc.outline.iter().map(|h| h.anchor.clone()).collect(),
         );
         if let Some(generator) = generator.filter(|_| doc.root == RootKind::Docs) {
-            targets.site_anchors.insert(
-                doc.uri.clone(),
-                doc.outline
-                    .iter()
-                    .map(|h| (generator.heading_id(&h.text), h.anchor.clone()))
-                    .collect(),
-            );
+            let mut ids: HashMap<String, String> = html_ids(&doc.text, &doc.outline);
+            for h in &doc.outline {
+                ids.insert(generator.heading_id(&h.text), h.anchor.clone());
+            }
+            targets.site_anchors.insert(doc.uri.clone(), ids);
         }
     }
     for doc in docs.iter_mut() {
@@ -641,6 +639,47 @@ fn resolve_links(
             }
         }
     }
+}
+
+/// The `id="…"` attributes of raw HTML in a page (`<a id="x"></a>`, `<span id="x">`),
+/// which a site's links may name, each with the anchor of the section it sits in (empty
+/// before the first heading: the page itself).
+fn html_ids(text: &str, outline: &[crate::model::Heading]) -> HashMap<String, String> {
+    let mut ids = HashMap::new();
+    let mut offset = 0;
+    for line in crate::site::markup::lines(text) {
+        let at = offset;
+        offset += line.text.len();
+        if line.in_code || !line.text.contains('<') {
+            continue;
+        }
+        let mut rest = line.text;
+        while let Some(i) = rest.find("id=") {
+            let after = &rest[i + 3..];
+            let before = rest[..i].chars().next_back();
+            rest = after;
+            if !before.is_some_and(char::is_whitespace) {
+                continue;
+            }
+            let Some(quote) = after.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+                continue;
+            };
+            let Some(end) = after[1..].find(quote) else {
+                continue;
+            };
+            let id = &after[1..1 + end];
+            if id.is_empty() {
+                continue;
+            }
+            let section = outline
+                .iter()
+                .rev()
+                .find(|h| h.start as usize <= at)
+                .map_or(String::new(), |h| h.anchor.clone());
+            ids.entry(id.to_owned()).or_insert(section);
+        }
+    }
+    ids
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -736,6 +775,7 @@ fn is_binary_mime(mime: &str) -> bool {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn bake(
     config: &Config,
     sources: &[SkillSource],

@@ -108,10 +108,16 @@ pub fn detect(docs: &Path, setting: Option<&str>) -> Result<Detection, String> {
         return Ok(detection);
     }
     let folders = searched_folders(docs);
-    let boundary = folders
-        .last()
-        .cloned()
-        .unwrap_or_else(|| docs.to_path_buf());
+    // Includes may read anything in the repository; without one (a tree copied out of
+    // its repository), anything in the site project's parent: a book's `listings/`
+    // beside `src/`, a `CHANGELOG.md` beside the Sphinx source folder.
+    let git_root = folders.iter().find(|f| f.join(".git").exists()).cloned();
+    let boundary_of = |project: &Path| {
+        git_root
+            .clone()
+            .unwrap_or_else(|| project.parent().unwrap_or(project).to_path_buf())
+    };
+    let boundary = boundary_of(folders.first().map_or(docs, PathBuf::as_path));
     for (up, folder) in folders.iter().enumerate() {
         for marker in MARKERS {
             if forced.is_some_and(|f| f != marker.flavor) {
@@ -146,9 +152,9 @@ pub fn detect(docs: &Path, setting: Option<&str>) -> Result<Detection, String> {
                 flavor: marker.flavor,
                 why,
                 docs: docs.to_path_buf(),
+                boundary: boundary_of(&project),
                 project,
                 config: Some(path),
-                boundary: boundary.clone(),
             });
         }
         // mdBook's one required file: a book without book.toml still has SUMMARY.md.
@@ -156,13 +162,14 @@ pub fn detect(docs: &Path, setting: Option<&str>) -> Result<Detection, String> {
             && forced.is_none_or(|f| f == Flavor::MdBook)
             && folder.join("SUMMARY.md").is_file()
         {
+            let project = folder.parent().unwrap_or(folder).to_path_buf();
             return Ok(Detection {
                 flavor: Flavor::MdBook,
                 why: "`SUMMARY.md` in the docs folder (mdBook's table of contents)".into(),
                 docs: docs.to_path_buf(),
-                project: docs.parent().unwrap_or(docs).to_path_buf(),
+                boundary: boundary_of(&project),
+                project,
                 config: None,
-                boundary: boundary.clone(),
             });
         }
     }

@@ -235,9 +235,18 @@ pub struct Leftover {
 pub fn leftovers(text: &str) -> (usize, Vec<Leftover>) {
     let mut total = 0;
     let mut found = Vec::new();
+    // The frontmatter block is the page's metadata, not its text.
+    let body_start = crate::compile::frontmatter::body_offset(text);
+    let mut offset = 0;
     for (i, line) in lines(text).enumerate() {
         total += 1;
-        let bare = line.bare();
+        let at = offset;
+        offset += line.text.len();
+        if at < body_start {
+            continue;
+        }
+        let without_code = without_code_spans(line.bare());
+        let bare = without_code.as_str();
         let include = is_include(bare, line.opens);
         let markup = if line.in_code {
             // MyST directives are fenced code to CommonMark and markup to Sphinx.
@@ -255,6 +264,27 @@ pub fn leftovers(text: &str) -> (usize, Vec<Leftover>) {
         }
     }
     (total, found)
+}
+
+/// A line with its inline code spans (`` `{{ x }}` ``) blanked: code is not markup.
+fn without_code_spans(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(open) = rest.find('`') {
+        let ticks = rest[open..].bytes().take_while(|&b| b == b'`').count();
+        let fence = &rest[open..open + ticks];
+        let after = &rest[open + ticks..];
+        match after.find(fence) {
+            Some(close) => {
+                out.push_str(&rest[..open]);
+                out.push_str("``");
+                rest = &after[close + ticks..];
+            }
+            None => break,
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn is_include(bare: &str, opens: Option<&str>) -> bool {
