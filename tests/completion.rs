@@ -314,7 +314,7 @@ async fn corpora_completion_caps_at_one_hundred() {
         return;
     };
     let client = common::connect(&binary).await;
-    // 112 docs at the top level of the Rust book.
+    // 111 docs at the top level of the Rust book.
     let info = template(&client, DOC, "path", "", &[]).await;
     assert_eq!(info.values.len(), 100);
     assert!(info.total > Some(100), "{info:?}");
