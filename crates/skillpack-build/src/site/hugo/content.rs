@@ -161,6 +161,20 @@ impl Content {
             .map(String::as_str)
     }
 
+    /// Whether `candidate` (a docs-relative path) names a page with its exact spelling, as
+    /// a plain file lookup (no lowercasing, no fallback to the content root) finds it.
+    pub fn exact(&self, candidate: &str) -> bool {
+        let c = candidate.trim_matches('/');
+        [
+            c.to_owned(),
+            format!("{c}.md"),
+            format!("{c}/_index.md"),
+            format!("{c}/index.md"),
+        ]
+        .iter()
+        .any(|t| self.pages.contains_key(t.trim_start_matches('/')))
+    }
+
     /// Pages whose file (or bundle folder) is named `name`: `ref` and `relref` find a page
     /// by its name when the name is unique.
     pub fn by_name(&self, name: &str) -> &[String] {

@@ -30,17 +30,6 @@ impl<'p> Scope<'p> {
         }
     }
 
-    /// A scope with no page to count lines in (tests, data).
-    #[cfg(test)]
-    pub fn bare(rel: &'p str) -> Scope<'p> {
-        Scope {
-            rel,
-            fm: None,
-            page: None,
-            include_line: None,
-        }
-    }
-
     fn line(&self, offset: usize) -> Option<usize> {
         self.include_line
             .or_else(|| self.page.map(|p| p.line_of_body_offset(offset)))
@@ -71,7 +60,7 @@ impl Hugo {
     pub(super) fn render_body(&self, page: &Page<'_>, cx: &mut RenderCx<'_>) -> String {
         let scope = Scope::of(page);
         let expanded = self.expand(page.body(), scope, 0, cx);
-        self.rewrite_lines(&expanded)
+        self.rewrite_lines(&expanded, page.rel)
     }
 
     /// `text` with every shortcode replaced by what it renders. `base`: the offset of
@@ -165,7 +154,7 @@ impl Hugo {
 
     /// Lines outside code the render hooks change: `> [!NOTE]` alerts become labelled
     /// blockquotes, `[term](g)` links point at the glossary's entry.
-    fn rewrite_lines(&self, text: &str) -> String {
+    fn rewrite_lines(&self, text: &str, rel: &str) -> String {
         let mut out = String::with_capacity(text.len());
         for line in markup::lines(text) {
             if line.in_code {
@@ -176,14 +165,134 @@ impl Hugo {
                 out.push_str(&alert);
                 continue;
             }
-            if line.text.contains("](g)") {
-                out.push_str(&self.glossary_links(line.text));
-                continue;
+            let mut text = std::borrow::Cow::Borrowed(line.text);
+            if text.contains("](g)") {
+                text = std::borrow::Cow::Owned(self.glossary_links(&text));
             }
-            out.push_str(line.text);
+            if let Some(fixed) = self.hook_links(&text, rel) {
+                text = std::borrow::Cow::Owned(fixed);
+            }
+            out.push_str(&text);
         }
         out
     }
+}
+
+impl Hugo {
+    /// The line with the link destinations the docs site's link hook resolves and a plain
+    /// lookup does not (another case: `/functions/urls/absURL/`; a path from the content
+    /// root written without `/`) rewritten to the page's URL, as the hook writes them.
+    /// `None` when no destination changes.
+    fn hook_links(&self, line: &str, rel: &str) -> Option<String> {
+        if !line.contains("](") && !line.contains("]:") {
+            return None;
+        }
+        let mut changed = false;
+        let mut out = String::with_capacity(line.len());
+        let mut pos = 0;
+        for (start, end) in link_destinations(line) {
+            if let Some(fixed) = self.hooked_destination(&line[start..end], rel) {
+                out.push_str(&line[pos..start]);
+                out.push_str(&fixed);
+                pos = end;
+                changed = true;
+            }
+        }
+        if !changed {
+            return None;
+        }
+        out.push_str(&line[pos..]);
+        Some(out)
+    }
+
+    fn hooked_destination(&self, dest: &str, rel: &str) -> Option<String> {
+        if dest.is_empty() || dest.starts_with('#') || dest.starts_with("//") || dest == "g" {
+            return None;
+        }
+        let scheme = dest.split_once(':').is_some_and(|(s, _)| {
+            !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        });
+        if scheme {
+            return None;
+        }
+        let split = dest.find(['#', '?']).unwrap_or(dest.len());
+        let (path, rest) = dest.split_at(split);
+        if path.is_empty() {
+            return None;
+        }
+        let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        let plain = match path.strip_prefix('/') {
+            Some(absolute) => {
+                let base = self.settings.base_path.trim_matches('/');
+                let unbased = absolute
+                    .strip_prefix(base)
+                    .filter(|_| !base.is_empty())
+                    .unwrap_or(absolute);
+                self.content.exact(unbased) || unbased.to_lowercase() == unbased
+            }
+            None => super::content::join(dir, path).is_some_and(|joined| {
+                self.content.exact(&joined)
+                    || (joined.to_lowercase() == joined
+                        && self.content.get_page(None, &joined).is_some())
+            }),
+        };
+        if plain {
+            return None;
+        }
+        let target = self
+            .content
+            .get_page(Some(rel), path)
+            .or_else(|| self.content.get_page(Some(rel), path.trim_end_matches('/')))?;
+        Some(format!("{}{rest}", super::shortcodes::page_url(target)))
+    }
+}
+
+/// Byte ranges of the link destinations on a line: inline `[text](dest "title")` and
+/// reference definitions `[label]: dest`.
+fn link_destinations(line: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let trimmed = line.trim_start();
+    let indent = line.len() - trimmed.len();
+    if indent < 4
+        && trimmed.starts_with('[')
+        && let Some(close) = trimmed.find("]:")
+    {
+        let after = indent + close + 2;
+        let start = after + (line[after..].len() - line[after..].trim_start().len());
+        let end = line[start..]
+            .find(char::is_whitespace)
+            .map_or(line.len(), |i| start + i);
+        if end > start {
+            out.push((start, end));
+        }
+        return out;
+    }
+    let mut search = 0;
+    while let Some(found) = line[search..].find("](") {
+        let start = search + found + 2;
+        let mut depth = 0usize;
+        let mut end = line.len();
+        for (i, c) in line[start..].char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' if depth == 0 => {
+                    end = start + i;
+                    break;
+                }
+                ')' => depth -= 1,
+                c if c.is_whitespace() => {
+                    end = start + i;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        if end > start && !line[start..end].starts_with('<') {
+            out.push((start, end));
+        }
+        search = end.max(start);
+    }
+    out
 }
 
 /// `> [!WARNING]` (or `> [!WARNING]+ Title`) as `> **Warning**` (`> **Warning: Title**`).

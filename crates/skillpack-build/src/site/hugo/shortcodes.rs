@@ -19,6 +19,18 @@ use crate::site::{RenderCx, markup};
 /// read.
 pub const GLOSSARY: &str = "quick-reference/glossary";
 
+/// Link texts the docs site's link hook maps to a glossary term by hand, as no
+/// singularizing finds them.
+const IRREGULAR_TERMS: &[(&str, &str)] = &[
+    ("chaining", "chain"),
+    ("ci/cd", "cicd"),
+    ("interleaved", "interleave"),
+    ("localize", "localization"),
+    ("localized", "localization"),
+    ("paginating", "paginate"),
+    ("walking", "walk"),
+];
+
 impl Hugo {
     /// What the shortcode `tag` (with `inner` text when paired) renders.
     pub(super) fn shortcode(
@@ -256,7 +268,11 @@ impl Hugo {
     }
 
     fn glossary_term_anchor(&self, term: &str) -> Option<String> {
-        singular_forms(term)
+        let mut forms = singular_forms(term);
+        if let Some((_, base)) = IRREGULAR_TERMS.iter().find(|(given, _)| *given == term) {
+            forms.push((*base).to_owned());
+        }
+        forms
             .into_iter()
             .find(|t| self.glossary_page(t).is_some())
             .map(|t| anchorize(&t))
