@@ -96,6 +96,15 @@ impl Hugo {
         hugo
     }
 
+    /// The front matter the shared step read, else the one the scan read (TOML `+++`).
+    fn front_matter<'a>(
+        &'a self,
+        rel: &str,
+        given: Option<&'a Map<String, Value>>,
+    ) -> Option<&'a Map<String, Value>> {
+        given.or_else(|| self.content.meta(rel).map(|m| &m.fm))
+    }
+
     /// Whether Hugo lists the page: rendered, not a draft.
     fn is_listed(&self, rel: &str) -> bool {
         matches!(
@@ -186,6 +195,7 @@ impl Generator for Hugo {
     }
 
     fn role(&self, rel: &str, frontmatter: Option<&Map<String, Value>>) -> Role {
+        let frontmatter = self.front_matter(rel, frontmatter);
         if flag(frontmatter, "draft") {
             return Role::Skip(Skip::Unpublished("`draft: true`".into()));
         }
@@ -211,6 +221,10 @@ impl Generator for Hugo {
         if field(frontmatter, "title").is_some() {
             return None;
         }
+        // TOML front matter: the shared step does not read it, the scan did.
+        if let Some(title) = field(self.front_matter(rel, None), "title") {
+            return Some(title.to_owned());
+        }
         if rel == "_index.md" {
             return self.settings.variables.get("site.title").cloned();
         }
@@ -218,6 +232,7 @@ impl Generator for Hugo {
     }
 
     fn urls(&self, rel: &str, frontmatter: Option<&Map<String, Value>>) -> Vec<String> {
+        let frontmatter = self.front_matter(rel, frontmatter);
         let key = url_key(rel);
         let mut urls = vec![key.to_lowercase()];
         let dir = key.rsplit_once('/').map_or("", |(d, _)| d);

@@ -59,7 +59,14 @@ impl Hugo {
     /// The page's body as its readers see it.
     pub(super) fn render_body(&self, page: &Page<'_>, cx: &mut RenderCx<'_>) -> String {
         let scope = Scope::of(page);
-        let expanded = self.expand(page.body(), scope, 0, cx);
+        let body = page.body();
+        // TOML front matter (`+++`): Hugo reads it, the shared step only knows YAML.
+        let skip = if body.starts_with("+++") {
+            body.len() - split_front_matter(body).1.len()
+        } else {
+            0
+        };
+        let expanded = self.expand(&body[skip..], scope, skip, cx);
         self.rewrite_lines(&expanded, page.rel)
     }
 
@@ -156,13 +163,23 @@ impl Hugo {
     /// blockquotes, `[term](g)` links point at the glossary's entry.
     fn rewrite_lines(&self, text: &str, rel: &str) -> String {
         let mut out = String::with_capacity(text.len());
-        for line in markup::lines(text) {
+        let lines: Vec<markup::Line<'_>> = markup::lines(text).collect();
+        for (i, line) in lines.iter().enumerate() {
             if line.in_code {
                 out.push_str(line.text);
                 continue;
             }
             if let Some(alert) = alert_line(line.text) {
                 out.push_str(&alert);
+                // The label is a paragraph of its own, as in a labelled blockquote.
+                if let Some(next) = lines.get(i + 1) {
+                    let next = next.bare().trim();
+                    if next.starts_with('>') && next != ">" {
+                        let prefix = alert.split("**").next().unwrap_or(">").trim_end();
+                        out.push_str(prefix);
+                        out.push_str(&alert[alert.trim_end_matches(['\n', '\r']).len()..]);
+                    }
+                }
                 continue;
             }
             let mut text = std::borrow::Cow::Borrowed(line.text);

@@ -83,7 +83,7 @@ impl Hugo {
             "syntax-highlighting-styles-light-with-counterpart" => self.highlighting_styles(true),
             "root-configuration-keys" => self.root_configuration_keys(),
             "per-lang-config-keys" => {
-                "the keys of the [project configuration](/configuration/all/) that are not global to all languages".into()
+                "(Hugo generates this list from its configuration data, which is not part of these docs: see the [configuration reference](/configuration/all/).)".into()
             }
             _ => {
                 cx.warn(
@@ -507,7 +507,8 @@ impl Hugo {
             Value::Array(items) => items.iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(),
             _ => Vec::new(),
         };
-        let mut out = format!("| {} |\n|{}\n", columns.join(" | "), " --- |".repeat(columns.len()));
+        let header: Vec<&str> = columns.iter().map(|c| if *c == "_key" { "key" } else { c }).collect();
+        let mut out = format!("| {} |\n|{}\n", header.join(" | "), " --- |".repeat(columns.len()));
         for (key, row) in rows {
             let cells: Vec<String> = columns
                 .iter()

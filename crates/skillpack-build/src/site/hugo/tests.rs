@@ -166,7 +166,7 @@ fn includes_expand_in_place_and_report_missing_and_cycles() {
     assert!(problems.is_empty(), "{problems:?}");
     assert_eq!(
         text,
-        "Before.\n\nSnippet with `code`.\n\n> **Note**\n> Careful.\n\n1. Step\n\n   Snippet with `code`.\n\n   > **Note**\n   > Careful.\n\nAfter.\n"
+        "Before.\n\nSnippet with `code`.\n\n> **Note**\n>\n> Careful.\n\n1. Step\n\n   Snippet with `code`.\n\n   > **Note**\n   >\n   > Careful.\n\nAfter.\n"
     );
     let (_, problems) = served.serve("missing.md");
     assert!(problems[0].error && problems[0].message.contains("/_common/nope.md"));
@@ -308,6 +308,24 @@ fn dump() {
     };
     let (docs, rel) = spec.rsplit_once(':').unwrap();
     let served = load(Path::new(docs));
+    if rel == "NAV" {
+        for (path, label) in served.site.settings().nav {
+            println!("{path}\t{}", label.unwrap_or_default());
+        }
+        return;
+    }
     let (text, problems) = served.serve(rel);
     println!("{text}\n---\n{problems:#?}");
+}
+
+#[test]
+fn toml_front_matter_is_read_and_not_served() {
+    let dir = project(&[(
+        "content/page.md",
+        "+++\ntitle = 'Toml page'\ndraft = false\nweight = 3\n+++\n\nBody.\n",
+    )]);
+    let served = load(&dir.path().join("content"));
+    let (text, _) = served.serve("page.md");
+    assert_eq!(text, "\nBody.\n");
+    assert_eq!(served.hugo().title("page.md", None), Some("Toml page".into()));
 }
