@@ -68,7 +68,9 @@ impl Hugo {
             ..Settings::default()
         };
         if let Some(title) = config.get("title").and_then(Value::as_str) {
-            settings.variables.insert("site.title".into(), title.to_owned());
+            settings
+                .variables
+                .insert("site.title".into(), title.to_owned());
         }
         if let Some(params) = config.get("params") {
             flatten("params", params, &mut settings.variables);

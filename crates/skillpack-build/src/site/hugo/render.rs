@@ -227,7 +227,9 @@ impl Hugo {
             return None;
         }
         let scheme = dest.split_once(':').is_some_and(|(s, _)| {
-            !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
         });
         if scheme {
             return None;
@@ -326,9 +328,7 @@ pub fn alert_line(text: &str) -> Option<String> {
     if kind.is_empty() || !kind.chars().all(|c| c.is_ascii_alphabetic()) {
         return None;
     }
-    let title = rest[close + 1..]
-        .trim_start_matches(['+', '-'])
-        .trim();
+    let title = rest[close + 1..].trim_start_matches(['+', '-']).trim();
     let quoted = markup::blockquote(kind, Some(title), "");
     let label = quoted.trim_end_matches('\n').trim_start_matches("> ");
     Some(format!("{quote_prefix} {label}{ending}"))
@@ -452,11 +452,11 @@ mod tests {
         assert_eq!(continuation("1. ").as_deref(), Some("   "));
         assert_eq!(continuation("> - ").as_deref(), Some(">   "));
         assert_eq!(continuation("text "), None);
+        assert_eq!(continue_lines("a\n\nb", Some("  > ")), "a\n  >\n  > b");
         assert_eq!(
-            continue_lines("a\n\nb", Some("  > ")),
-            "a\n  >\n  > b"
+            block_inner("\n  x = 1\n  y = 2\n  ", Some("  ")),
+            "x = 1\ny = 2\n"
         );
-        assert_eq!(block_inner("\n  x = 1\n  y = 2\n  ", Some("  ")), "x = 1\ny = 2\n");
     }
 
     #[test]

@@ -96,7 +96,12 @@ impl Hugo {
         }
     }
 
-    fn expand_inner(&self, inner: Option<&str>, place: &Place<'_>, cx: &mut RenderCx<'_>) -> String {
+    fn expand_inner(
+        &self,
+        inner: Option<&str>,
+        place: &Place<'_>,
+        cx: &mut RenderCx<'_>,
+    ) -> String {
         let Some(inner) = inner else {
             return String::new();
         };
@@ -115,7 +120,13 @@ impl Hugo {
     /// `{{< code-toggle file=hugo >}}…{{< /code-toggle >}}` (or `config=a.b`,
     /// `dataKey=a.b` from data/docs.yaml): one config snippet as a fenced code block, in
     /// TOML when it comes from data.
-    fn code_toggle(&self, tag: &Tag, inner: Option<&str>, place: &Place<'_>, cx: &mut RenderCx<'_>) -> String {
+    fn code_toggle(
+        &self,
+        tag: &Tag,
+        inner: Option<&str>,
+        place: &Place<'_>,
+        cx: &mut RenderCx<'_>,
+    ) -> String {
         let from_data = tag
             .named("config")
             .map(|key| (format!("config.{key}"), key.split('.').collect::<Vec<_>>()))
@@ -132,12 +143,19 @@ impl Hugo {
         let (format, code) = match from_data {
             Some((path, keys)) => {
                 let Some(value) = self.data.get("docs").and_then(|docs| at(docs, &path)) else {
-                    self.warn_data(place, cx, format!("code-toggle: data/docs.yaml has no `{path}`"));
+                    self.warn_data(
+                        place,
+                        cx,
+                        format!("code-toggle: data/docs.yaml has no `{path}`"),
+                    );
                     return String::new();
                 };
                 match to_toml(&keys, value) {
                     Some(toml) => ("toml", toml),
-                    None => ("json", serde_json::to_string_pretty(value).unwrap_or_default()),
+                    None => (
+                        "json",
+                        serde_json::to_string_pretty(value).unwrap_or_default(),
+                    ),
                 }
             }
             None => {
@@ -159,7 +177,14 @@ impl Hugo {
     }
 
     /// `{{< new-in 0.153.0 />}}`: "New in v0.153.0"; with inner text, a note labelled so.
-    fn version_note(&self, label: &str, tag: &Tag, inner: Option<&str>, place: &Place<'_>, cx: &mut RenderCx<'_>) -> String {
+    fn version_note(
+        &self,
+        label: &str,
+        tag: &Tag,
+        inner: Option<&str>,
+        place: &Place<'_>,
+        cx: &mut RenderCx<'_>,
+    ) -> String {
         let version = tag.arg("version", 0).unwrap_or("").trim();
         let version = if version.is_empty() || version.starts_with('v') {
             version.to_owned()
@@ -179,12 +204,18 @@ impl Hugo {
     fn eturl(&self, tag: &Tag, place: &Place<'_>, cx: &mut RenderCx<'_>) -> String {
         let key = tag.arg("name", 0).unwrap_or("");
         let table = self.data.get("embedded_template_urls");
-        let base = table.and_then(|t| t.get("base_url")).and_then(Value::as_str);
+        let base = table
+            .and_then(|t| t.get("base_url"))
+            .and_then(Value::as_str);
         let path = table.and_then(|t| t.get(key)).and_then(Value::as_str);
         match (base, path) {
             (Some(base), Some(path)) => format!("{}/{}", base.trim_end_matches('/'), path),
             _ => {
-                self.warn_data(place, cx, format!("eturl: data/embedded_template_urls.toml has no `{key}`"));
+                self.warn_data(
+                    place,
+                    cx,
+                    format!("eturl: data/embedded_template_urls.toml has no `{key}`"),
+                );
                 String::new()
             }
         }
@@ -224,10 +255,13 @@ impl Hugo {
                     .is_some_and(|r| !r.contains('/') && r != "_index.md")
             })
             .map(|(rel, meta)| {
-                let title = meta
-                    .str("title")
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| url_key(rel).rsplit('/').next().unwrap_or("").replace('-', " "));
+                let title = meta.str("title").map(str::to_owned).unwrap_or_else(|| {
+                    url_key(rel)
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or("")
+                        .replace('-', " ")
+                });
                 (title, rel.clone())
             })
             .collect();
@@ -285,7 +319,7 @@ impl Hugo {
             let fm = Value::Object(fm.clone());
             at(&fm, &format!("params.{name}"))
                 .or_else(|| at(&fm, name))
-                .map(Value::clone)
+                .cloned()
         });
         if let Some(value) = from_page {
             return cell(&value);
@@ -377,7 +411,11 @@ impl Hugo {
                 .and_then(|f| f.get(name))
                 .and_then(Value::as_array);
             if list.is_none() {
-                self.warn_data(place, cx, format!("{}: data/page_filters.yaml has no `{name}`", tag.name));
+                self.warn_data(
+                    place,
+                    cx,
+                    format!("{}: data/page_filters.yaml has no `{name}`", tag.name),
+                );
             }
             list.into_iter()
                 .flatten()
@@ -403,7 +441,13 @@ impl Hugo {
 
     /// `render-list-of-pages-in-section` (a definition list: linked title, description)
     /// and `render-table-of-pages-in-section` (the same as a table).
-    fn pages_in_section(&self, tag: &Tag, place: &Place<'_>, cx: &mut RenderCx<'_>, table: bool) -> String {
+    fn pages_in_section(
+        &self,
+        tag: &Tag,
+        place: &Place<'_>,
+        cx: &mut RenderCx<'_>,
+        table: bool,
+    ) -> String {
         let prefix = tag
             .args
             .iter()
@@ -420,7 +464,10 @@ impl Hugo {
             let link = format!("[{prefix}{title}]({})", page_url(rel));
             let description = self.description(rel);
             if table {
-                out.push_str(&format!("| {link} | {} |\n", description.replace('|', "\\|")));
+                out.push_str(&format!(
+                    "| {link} | {} |\n",
+                    description.replace('|', "\\|")
+                ));
             } else {
                 out.push_str(&format!("{link}\n: {description}\n\n"));
             }
@@ -439,7 +486,11 @@ impl Hugo {
             .map(str::to_owned)
             .collect();
         if sections.is_empty() {
-            cx.warn(place.line, format!("quick-reference: no sections under `{section}`"), "fix the `section` argument");
+            cx.warn(
+                place.line,
+                format!("quick-reference: no sections under `{section}`"),
+                "fix the `section` argument",
+            );
         }
         self.sort_pages(&mut sections);
         let mut out = String::new();
@@ -469,10 +520,13 @@ impl Hugo {
 
     /// ` (T, i18n)`: a function's aliases, as the quick reference shows them.
     fn function_aliases(&self, rel: &str) -> String {
-        let aliases = self
-            .content
-            .meta(rel)
-            .and_then(|m| at(&Value::Object(m.fm.clone()), "params.functions_and_methods.aliases").cloned());
+        let aliases = self.content.meta(rel).and_then(|m| {
+            at(
+                &Value::Object(m.fm.clone()),
+                "params.functions_and_methods.aliases",
+            )
+            .cloned()
+        });
         match aliases.as_ref().and_then(Value::as_array) {
             Some(list) if !list.is_empty() => format!(" ({})", cell(&Value::Array(list.clone()))),
             _ => String::new(),
@@ -493,26 +547,51 @@ impl Hugo {
     fn datatable(&self, tag: &Tag, place: &Place<'_>, cx: &mut RenderCx<'_>) -> String {
         let args: Vec<&str> = tag.positionals().collect();
         if args.len() < 3 {
-            cx.warn(place.line, "datatable needs a data path and columns", "write `{{< datatable \"config\" \"mediaTypes\" \"_key\" \"suffixes\" >}}`");
+            cx.warn(
+                place.line,
+                "datatable needs a data path and columns",
+                "write `{{< datatable \"config\" \"mediaTypes\" \"_key\" \"suffixes\" >}}`",
+            );
             return String::new();
         }
         let path = format!("{}.{}", args[0], args[1]);
         let Some(value) = self.data.get("docs").and_then(|d| at(d, &path)) else {
-            self.warn_data(place, cx, format!("datatable: data/docs.yaml has no `{path}`"));
+            self.warn_data(
+                place,
+                cx,
+                format!("datatable: data/docs.yaml has no `{path}`"),
+            );
             return String::new();
         };
         let columns = &args[2..];
         let rows: Vec<(String, &Value)> = match value {
             Value::Object(map) => map.iter().map(|(k, v)| (k.clone(), v)).collect(),
-            Value::Array(items) => items.iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i.to_string(), v))
+                .collect(),
             _ => Vec::new(),
         };
-        let header: Vec<&str> = columns.iter().map(|c| if *c == "_key" { "key" } else { c }).collect();
-        let mut out = format!("| {} |\n|{}\n", header.join(" | "), " --- |".repeat(columns.len()));
+        let header: Vec<&str> = columns
+            .iter()
+            .map(|c| if *c == "_key" { "key" } else { c })
+            .collect();
+        let mut out = format!(
+            "| {} |\n|{}\n",
+            header.join(" | "),
+            " --- |".repeat(columns.len())
+        );
         for (key, row) in rows {
             let cells: Vec<String> = columns
                 .iter()
-                .map(|c| if *c == "_key" { key.clone() } else { row.get(*c).map(cell).unwrap_or_default() })
+                .map(|c| {
+                    if *c == "_key" {
+                        key.clone()
+                    } else {
+                        row.get(*c).map(cell).unwrap_or_default()
+                    }
+                })
                 .collect();
             out.push_str(&format!("| {} |\n", cells.join(" | ")));
         }
@@ -549,15 +628,26 @@ impl Hugo {
             out.push_str("| Light style | Dark counterpart |\n| --- | --- |\n");
         }
         for style in styles.into_iter().flatten() {
-            let (name, mode, counterpart) = (field(style, "name"), field(style, "mode"), field(style, "counterpart"));
+            let (name, mode, counterpart) = (
+                field(style, "name"),
+                field(style, "mode"),
+                field(style, "counterpart"),
+            );
             if counterparts {
                 if mode == "light" && !counterpart.is_empty() {
-                    out.push_str(&format!("| [{name}](#{}) | [{counterpart}](#{}) |\n", anchorize(&name), anchorize(&counterpart)));
+                    out.push_str(&format!(
+                        "| [{name}](#{}) | [{counterpart}](#{}) |\n",
+                        anchorize(&name),
+                        anchorize(&counterpart)
+                    ));
                 }
             } else {
                 out.push_str(&format!("### {name}\n\nMode: {mode}."));
                 if !counterpart.is_empty() {
-                    out.push_str(&format!(" Counterpart: [{counterpart}](#{}).", anchorize(&counterpart)));
+                    out.push_str(&format!(
+                        " Counterpart: [{counterpart}](#{}).",
+                        anchorize(&counterpart)
+                    ));
                 }
                 out.push_str("\n\n");
             }
@@ -574,7 +664,11 @@ impl Hugo {
             .and_then(Value::as_object);
         let mut names: Vec<&String> = keys.into_iter().flat_map(|m| m.keys()).collect();
         names.sort_by_key(|k| k.to_lowercase());
-        names.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        names
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -619,11 +713,29 @@ fn embed_link(name: &str, tag: &Tag) -> String {
     let id = tag.arg("id", 0).unwrap_or("");
     let user = tag.arg("user", 0).unwrap_or("");
     let (label, url) = match name {
-        "youtube" => ("YouTube video", format!("https://www.youtube.com/watch?v={id}")),
+        "youtube" => (
+            "YouTube video",
+            format!("https://www.youtube.com/watch?v={id}"),
+        ),
         "vimeo" => ("Vimeo video", format!("https://vimeo.com/{id}")),
-        "instagram" => ("Instagram post", format!("https://www.instagram.com/p/{id}/")),
-        "gist" => ("Gist", format!("https://gist.github.com/{user}/{}", tag.arg("id", 1).unwrap_or(""))),
-        _ => ("Post on X", format!("https://x.com/{user}/status/{}", tag.named("id").unwrap_or(""))),
+        "instagram" => (
+            "Instagram post",
+            format!("https://www.instagram.com/p/{id}/"),
+        ),
+        "gist" => (
+            "Gist",
+            format!(
+                "https://gist.github.com/{user}/{}",
+                tag.arg("id", 1).unwrap_or("")
+            ),
+        ),
+        _ => (
+            "Post on X",
+            format!(
+                "https://x.com/{user}/status/{}",
+                tag.named("id").unwrap_or("")
+            ),
+        ),
     };
     let label = tag.named("title").unwrap_or(label);
     format!("[{label}]({url})")
@@ -670,15 +782,28 @@ fn link_text_start(before: &str) -> Option<usize> {
 
 /// A link text as plain words: no emphasis or code marks, lowercase.
 fn plain_text(text: &str) -> String {
-    let cleaned: String = text.chars().filter(|c| !matches!(c, '_' | '*' | '`')).collect();
-    cleaned.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    let cleaned: String = text
+        .chars()
+        .filter(|c| !matches!(c, '_' | '*' | '`'))
+        .collect();
+    cleaned
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// The term as written, then as a singular (the site's render hook singularizes).
 fn singular_forms(term: &str) -> Vec<String> {
     let mut forms = vec![term.to_owned()];
     let (head, last) = term.rsplit_once(' ').map_or(("", term), |(h, l)| (h, l));
-    let join = |word: String| if head.is_empty() { word } else { format!("{head} {word}") };
+    let join = |word: String| {
+        if head.is_empty() {
+            word
+        } else {
+            format!("{head} {word}")
+        }
+    };
     if let Some(stem) = last.strip_suffix("ies") {
         forms.push(join(format!("{stem}y")));
     }

@@ -17,7 +17,11 @@ fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
         has_config |= *rel == "hugo.toml";
     }
     if !has_config {
-        std::fs::write(dir.path().join("hugo.toml"), "baseURL = 'https://example.org/'\n").unwrap();
+        std::fs::write(
+            dir.path().join("hugo.toml"),
+            "baseURL = 'https://example.org/'\n",
+        )
+        .unwrap();
     }
     dir
 }
@@ -112,15 +116,30 @@ fn roles_headless_bundles_drafts_and_build_options() {
         ("content/_common/_index.md", HEADLESS),
         ("content/_common/snippet.md", "---\n---\nSnippet.\n"),
         ("content/guide/_index.md", "---\ntitle: Guide\n---\n"),
-        ("content/guide/draft.md", "---\ntitle: D\ndraft: true\n---\n"),
-        ("content/guide/never.md", "---\ntitle: N\nbuild:\n  render: never\n---\n"),
-        ("content/guide/used.md", "---\ntitle: U\n_build:\n  render: never\n---\nUsed.\n"),
-        ("content/guide/page.md", "---\ntitle: P\n---\n{{% include \"used\" %}}\n"),
+        (
+            "content/guide/draft.md",
+            "---\ntitle: D\ndraft: true\n---\n",
+        ),
+        (
+            "content/guide/never.md",
+            "---\ntitle: N\nbuild:\n  render: never\n---\n",
+        ),
+        (
+            "content/guide/used.md",
+            "---\ntitle: U\n_build:\n  render: never\n---\nUsed.\n",
+        ),
+        (
+            "content/guide/page.md",
+            "---\ntitle: P\n---\n{{% include \"used\" %}}\n",
+        ),
         (
             "content/glossary/_index.md",
             "---\ntitle: G\nbuild:\n  render: always\ncascade:\n  build:\n    render: never\n---\n",
         ),
-        ("content/glossary/term.md", "---\ntitle: term\n---\nA term.\n"),
+        (
+            "content/glossary/term.md",
+            "---\ntitle: term\n---\nA term.\n",
+        ),
         ("content/news/_content.gotmpl", "{{ x }}"),
     ]);
     let served = load(&dir.path().join("content"));
@@ -153,13 +172,22 @@ fn includes_expand_in_place_and_report_missing_and_cycles() {
             "content/_common/a.md",
             "---\n_comment: keep\n---\n\nSnippet with `code`.\n\n> [!NOTE]\n> Careful.\n",
         ),
-        ("content/_common/loop.md", "---\n---\n{{% include \"/_common/loop.md\" %}}\n"),
+        (
+            "content/_common/loop.md",
+            "---\n---\n{{% include \"/_common/loop.md\" %}}\n",
+        ),
         (
             "content/page.md",
             "---\ntitle: P\n---\nBefore.\n\n{{% include \"/_common/a.md\" %}}\n\n1. Step\n\n   {{< include \"_common/a.md\" >}}\n\nAfter.\n",
         ),
-        ("content/missing.md", "---\ntitle: M\n---\n{{% include \"/_common/nope.md\" %}}\n"),
-        ("content/cycle.md", "---\ntitle: C\n---\n{{% include \"/_common/loop.md\" %}}\n"),
+        (
+            "content/missing.md",
+            "---\ntitle: M\n---\n{{% include \"/_common/nope.md\" %}}\n",
+        ),
+        (
+            "content/cycle.md",
+            "---\ntitle: C\n---\n{{% include \"/_common/loop.md\" %}}\n",
+        ),
     ]);
     let served = load(&dir.path().join("content"));
     let (text, problems) = served.serve("page.md");
@@ -172,7 +200,11 @@ fn includes_expand_in_place_and_report_missing_and_cycles() {
     assert!(problems[0].error && problems[0].message.contains("/_common/nope.md"));
     assert_eq!(problems[0].line, Some(4));
     let (_, problems) = served.serve("cycle.md");
-    assert!(problems.iter().any(|p| p.error && p.message.contains("includes itself")));
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.error && p.message.contains("includes itself"))
+    );
 }
 
 #[test]
@@ -186,7 +218,10 @@ fn shortcodes_render_as_markdown() {
             "data/embedded_template_urls.toml",
             "'base_url' = 'https://github.com/x/templates'\n'rss' = 'rss.xml'\n",
         ),
-        ("data/docs.yaml", "config:\n  imaging:\n    quality: 75\n    hint: photo\n"),
+        (
+            "data/docs.yaml",
+            "config:\n  imaging:\n    quality: 75\n    hint: photo\n",
+        ),
         (
             "content/page.md",
             "---\ntitle: P\n---\n{{< new-in 0.153.0 />}}\n\n{{< deprecated-in 0.155.0 >}}\nUse `Meta`.\n{{< /deprecated-in >}}\n\n{{< code-toggle file=hugo >}}\n[params]\ncolor = 'red'\n{{< /code-toggle >}}\n\n{{< code-toggle config=imaging />}}\n\nSee [rss]({{% eturl rss %}}) and `{{</* ref \"x\" */>}}`; Hugo {{% param \"minVersion\" %}}.\n\n{{< youtube abc >}}\n",
@@ -217,13 +252,22 @@ fn code_toggle_in_a_list_item_stays_in_it() {
 #[test]
 fn refs_glossary_links_and_unknown_shortcodes() {
     let dir = project(&[
-        ("content/functions/lang/Translate.md", "---\ntitle: lang.Translate\n---\n"),
+        (
+            "content/functions/lang/Translate.md",
+            "---\ntitle: lang.Translate\n---\n",
+        ),
         (
             "content/quick-reference/glossary/_index.md",
             "---\ntitle: Glossary\nbuild:\n  render: always\ncascade:\n  build:\n    render: never\n---\n\n{{% glossary %}}\n",
         ),
-        ("content/quick-reference/glossary/front-matter.md", "---\ntitle: front matter\n---\nMetadata.\n"),
-        ("content/quick-reference/glossary/chain.md", "---\ntitle: chain\n---\nCalls in a row.\n"),
+        (
+            "content/quick-reference/glossary/front-matter.md",
+            "---\ntitle: front matter\n---\nMetadata.\n",
+        ),
+        (
+            "content/quick-reference/glossary/chain.md",
+            "---\ntitle: chain\n---\nCalls in a row.\n",
+        ),
         (
             "content/page.md",
             "---\ntitle: P\n---\nSee [it]({{< ref \"Translate\" >}}), [t]({{< relref \"/functions/lang/translate.md#x\" >}}) and [_front matter_](g), [chaining](g), [nothing](g).\n\n{{< mystery >}}kept{{< /mystery >}}\n\n[a]: /Functions/lang/translate/\n[b]: /functions/lang/Translate/\n[c]: lang/Translate.md\n",
@@ -248,9 +292,15 @@ fn refs_glossary_links_and_unknown_shortcodes() {
 fn titles_urls_heading_ids_and_nav() {
     let dir = project(&[
         ("content/_index.md", "---\ntitle: Home\n---\n"),
-        ("content/b-section/_index.md", "---\ntitle: B\nweight: 1\n---\n"),
+        (
+            "content/b-section/_index.md",
+            "---\ntitle: B\nweight: 1\n---\n",
+        ),
         ("content/b-section/z.md", "---\ntitle: Z\nweight: 1\n---\n"),
-        ("content/b-section/a.md", "---\ntitle: A\nlinkTitle: Short A\n---\n"),
+        (
+            "content/b-section/a.md",
+            "---\ntitle: A\nlinkTitle: Short A\n---\n",
+        ),
         ("content/b-section/m.md", "---\ntitle: M\nweight: 2\n---\n"),
         ("content/a-section/_index.md", "---\n---\n"),
         (
@@ -276,15 +326,30 @@ fn titles_urls_heading_ids_and_nav() {
     );
     assert_eq!(nav[4].1.as_deref(), Some("Short A"));
     assert_eq!(
-        hugo.title("a-section/_index.md", served.fm("a-section/_index.md").as_ref()),
+        hugo.title(
+            "a-section/_index.md",
+            served.fm("a-section/_index.md").as_ref()
+        ),
         Some("A Section".into())
     );
-    assert_eq!(hugo.title("b-section/a.md", served.fm("b-section/a.md").as_ref()), None);
+    assert_eq!(
+        hugo.title("b-section/a.md", served.fm("b-section/a.md").as_ref()),
+        None
+    );
     let urls = hugo.urls("a-section/Page.md", served.fm("a-section/Page.md").as_ref());
-    for url in ["a-section/page", "custom/path", "a-section/my-page", "old/page", "a-section/older"] {
+    for url in [
+        "a-section/page",
+        "custom/path",
+        "a-section/my-page",
+        "old/page",
+        "a-section/older",
+    ] {
         assert!(urls.contains(&url.to_owned()), "{url} in {urls:?}");
     }
-    assert_eq!(hugo.heading_id("The `.Site.Title` method"), "the-sitetitle-method");
+    assert_eq!(
+        hugo.heading_id("The `.Site.Title` method"),
+        "the-sitetitle-method"
+    );
     assert_eq!(hugo.heading_id("Ünïcode & more"), "ünïcode--more");
 }
 
@@ -294,7 +359,11 @@ fn bad_config_is_a_warning() {
     let detection = crate::site::detect(&dir.path().join("content"), None).unwrap();
     let mut report = Report::new(false);
     let site = Site::load(detection, Vec::new(), LocaleChoice::Default, &mut report);
-    assert!(report.warnings().any(|w| w.message.contains("does not parse")));
+    assert!(
+        report
+            .warnings()
+            .any(|w| w.message.contains("does not parse"))
+    );
     assert_eq!(site.settings().base_path, "/");
 }
 
@@ -327,5 +396,8 @@ fn toml_front_matter_is_read_and_not_served() {
     let served = load(&dir.path().join("content"));
     let (text, _) = served.serve("page.md");
     assert_eq!(text, "\nBody.\n");
-    assert_eq!(served.hugo().title("page.md", None), Some("Toml page".into()));
+    assert_eq!(
+        served.hugo().title("page.md", None),
+        Some("Toml page".into())
+    );
 }
