@@ -20,10 +20,15 @@
 //! the `{{< x >}}` Hugo prints. Shortcodes of the Hugo docs site follow SHORTCODES.md of
 //! that tree (its templates carry no licence); an unknown shortcode is reported, its
 //! tags dropped and its content kept. Render hooks: GitHub alerts `> [!NOTE]` become
-//! `> **Note**`; `[term](g)` links point at the glossary entry. Headings get Hugo's
-//! default (`github`) ids; pages are also found at their lowercased URL, `url:`, `slug:`
-//! and `aliases:`; nav order is Hugo's: by section, then `weight` (unweighted last), then
-//! `linkTitle`/`title`, then path, with `linkTitle` as the nav label.
+//! `> **Note**`; `[term](g)` links point at the glossary entry (the term, its singular, or
+//! the docs site's few irregular forms); a link destination Hugo's `GetPage` finds and a
+//! plain lookup does not (another letter case, a content-root path written without `/`)
+//! is rewritten to the page's URL, as the link hook writes it; with
+//! `markup.goldmark.parser.attribute.block` on, `{.class}` lines under a block are
+//! dropped. Headings get Hugo's default (`github`) ids; pages are also found at their
+//! lowercased URL, `url:`, `slug:` and `aliases:`; nav order is Hugo's: by section, then
+//! `weight` (unweighted last), then `linkTitle`/`title`, then path, with `linkTitle` as
+//! the nav label (never the title); a section without `title` is titled from its folder.
 //!
 //! **Skips**: drafts (`draft: true`); pages Hugo does not render (`build.render: never`
 //! or `link`, `_build`, `headless: true`): as partials when the page reaches readers
@@ -52,6 +57,9 @@ pub struct Hugo {
     content: Content,
     /// The data folder's files by name (`docs`, `embedded_template_urls`).
     data: Map<String, Value>,
+    /// `markup.goldmark.parser.attribute.block`: `{.class}` lines under blocks are
+    /// attributes, not text.
+    block_attributes: bool,
 }
 
 impl Hugo {
@@ -89,10 +97,17 @@ impl Hugo {
             );
         }
         let content = Content::scan(&detection.docs);
+        let block_attributes = data::at(
+            &Value::Object(config.clone()),
+            "markup.goldmark.parser.attribute.block",
+        )
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
         let mut hugo = Hugo {
             settings,
             content,
             data,
+            block_attributes,
         };
         hugo.settings.nav = hugo.nav();
         hugo

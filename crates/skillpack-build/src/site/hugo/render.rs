@@ -182,6 +182,14 @@ impl Hugo {
                 }
                 continue;
             }
+            if self.block_attributes
+                && is_block_attribute(line.bare())
+                && i > 0
+                && !lines[i - 1].bare().trim().is_empty()
+            {
+                // `{.class}` under a block: Hugo sets it on the block's HTML and prints nothing.
+                continue;
+            }
             let mut text = std::borrow::Cow::Borrowed(line.text);
             if text.contains("](g)") {
                 text = std::borrow::Cow::Owned(self.glossary_links(&text));
@@ -314,6 +322,25 @@ fn link_destinations(line: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// A line that is only a block attribute list (`{.class #id key="v"}`), which Goldmark
+/// attaches to the block above when `markup.goldmark.parser.attribute.block` is on.
+pub fn is_block_attribute(bare: &str) -> bool {
+    let t = bare.trim();
+    let Some(inner) = t.strip_prefix('{').and_then(|r| r.strip_suffix('}')) else {
+        return false;
+    };
+    let inner = inner.trim();
+    !inner.is_empty()
+        && !inner.contains(['{', '}'])
+        && (inner.starts_with(['.', '#'])
+            || inner.split_once('=').is_some_and(|(key, _)| {
+                !key.is_empty()
+                    && key
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            }))
+}
+
 /// `> [!WARNING]` (or `> [!WARNING]+ Title`) as `> **Warning**` (`> **Warning: Title**`).
 pub fn alert_line(text: &str) -> Option<String> {
     let bare = text.trim_end_matches(['\n', '\r']);
@@ -444,6 +471,14 @@ mod tests {
         );
         assert_eq!(alert_line("> plain quote\n"), None);
         assert_eq!(alert_line("| `f.[!j]xt` |\n"), None);
+    }
+
+    #[test]
+    fn block_attributes() {
+        assert!(is_block_attribute("{.no-wrap-first-col}"));
+        assert!(is_block_attribute("{class=\"foo bar\" id=\"baz\"}"));
+        assert!(!is_block_attribute("{{ .Title }}"));
+        assert!(!is_block_attribute("{ \"json\": 1 }"));
     }
 
     #[test]

@@ -63,7 +63,7 @@ impl Hugo {
             "param" => self.param(tag, place, cx),
             "ref" | "relref" => self.reference(tag, place, cx),
             "get-page-desc" => self.page_description(tag, place, cx),
-            "current-go-version" => "the Go version Hugo is built with".into(),
+            "current-go-version" => "(the Go version Hugo is built with)".into(),
             "module-mounts-note" => {
                 "You can also define this directory with a [module mount](/configuration/module/#mounts).".into()
             }

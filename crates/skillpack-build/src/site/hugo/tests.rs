@@ -383,6 +383,22 @@ fn dump() {
         }
         return;
     }
+    if rel == "DIFF" {
+        // Pages with no generator markup must serve their body unchanged.
+        let markers = ["{{", "[!", "](g)", "{.", "{#"];
+        for file in &served.files {
+            if !file.rel.ends_with(".md") || served.role(&file.rel) != Role::Page {
+                continue;
+            }
+            let text = std::str::from_utf8(&file.bytes).unwrap();
+            let body = &text[crate::compile::frontmatter::body_offset(text)..];
+            let (out, _) = served.serve(&file.rel);
+            if out != body && !markers.iter().any(|m| body.contains(m)) {
+                println!("changed without markup: {}", file.rel);
+            }
+        }
+        return;
+    }
     let (text, problems) = served.serve(rel);
     println!("{text}\n---\n{problems:#?}");
 }
@@ -400,4 +416,21 @@ fn toml_front_matter_is_read_and_not_served() {
         served.hugo().title("page.md", None),
         Some("Toml page".into())
     );
+}
+
+#[test]
+fn block_attributes_are_dropped_when_the_config_turns_them_on() {
+    let page = "---\ntitle: P\n---\n| a |\n| - |\n| 1 |\n{.wide}\n\n```md\nx\n{.kept}\n```\n";
+    let on = project(&[
+        (
+            "hugo.toml",
+            "[markup.goldmark.parser.attribute]\nblock = true\n",
+        ),
+        ("content/page.md", page),
+    ]);
+    let (text, _) = load(&on.path().join("content")).serve("page.md");
+    assert_eq!(text, "| a |\n| - |\n| 1 |\n\n```md\nx\n{.kept}\n```\n");
+    let off = project(&[("content/page.md", page)]);
+    let (text, _) = load(&off.path().join("content")).serve("page.md");
+    assert_eq!(text, &page[17..]);
 }
