@@ -381,8 +381,8 @@ pub fn continuation(prefix: &str) -> Option<String> {
     }
     let is_marker = matches!(body, "-" | "*" | "+")
         || (body.len() > 1
-            && body[..body.len() - 1].chars().all(|c| c.is_ascii_digit())
-            && body.ends_with(['.', ')']));
+            && body.ends_with(['.', ')'])
+            && body[..body.len() - 1].chars().all(|c| c.is_ascii_digit()));
     is_marker.then(|| format!("{}{}", &prefix[..lead], " ".repeat(marker.len())))
 }
 

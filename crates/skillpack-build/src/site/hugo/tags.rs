@@ -73,7 +73,10 @@ pub fn parse_tag(text: &str, start: usize) -> Option<Tag> {
         return None;
     }
     let close = if delim == b'<' { ">}}" } else { "%}}" };
-    let limit = (start + MAX_TAG_BYTES).min(text.len());
+    let mut limit = (start + MAX_TAG_BYTES).min(text.len());
+    while !text.is_char_boundary(limit) {
+        limit -= 1;
+    }
     let mut i = skip_ws(text, start + 3);
     if text[i..].starts_with("/*") {
         return escaped(text, start, i + 2, delim, close, limit);

@@ -434,3 +434,31 @@ fn block_attributes_are_dropped_when_the_config_turns_them_on() {
     let (text, _) = load(&off.path().join("content")).serve("page.md");
     assert_eq!(text, &page[17..]);
 }
+
+#[test]
+fn odd_input_never_panics() {
+    let long = format!("{{{{< x \"{}", "é".repeat(3000));
+    let long_escaped = format!("{{{{</* {}", "é".repeat(3000));
+    let cases = [
+        "{{<",
+        "{{< é",
+        "{{< a \"é",
+        "{{</* é */",
+        "1é {{< new-in 1 >}}\nx\n{{< /new-in >}}",
+        "é. {{% include %}}",
+        "{{< /nothing >}}",
+        "{{< code-toggle config=nope />}}",
+        "{{< datatable \"a\" >}}",
+        "> [!]\n> [!é]\n",
+        "[x](g) [](g) ](g)",
+        "[é]: /É/",
+        "{{< ref \"\" >}}{{< param >}}{{% eturl %}}{{< glossary-term \"é\" >}}",
+        &long,
+        &long_escaped,
+    ];
+    for case in cases {
+        let dir = project(&[("content/page.md", &format!("---\ntitle: P\n---\n{case}\n"))]);
+        let served = load(&dir.path().join("content"));
+        let _ = served.serve("page.md");
+    }
+}
