@@ -30,7 +30,11 @@
 //! `weight` (unweighted last), then `linkTitle`/`title`, then path, with `linkTitle` as
 //! the nav label (never the title); a section without `title` is titled from its folder.
 //!
-//! **Skips**: drafts (`draft: true`); pages Hugo does not render (`build.render: never`
+//! **Skips**: drafts (`draft: true`); pages expired or not yet published on the release
+//! date (`SKILLPACK_RELEASE_DATE`, else `SOURCE_DATE_EPOCH`, stands for Hugo's build time;
+//! the keys are the config's `[frontmatter] expiryDate`/`publishDate`, Hugo's defaults
+//! otherwise; without a release date nothing expires, as a build never reads the clock);
+//! pages Hugo does not render (`build.render: never`
 //! or `link`, `_build`, `headless: true`): as partials when the page reaches readers
 //! another way (an include target, or a headless bundle: `cascade: {build: {render:
 //! never}}` on a section's `_index.md`, which covers the section itself), else as
@@ -60,6 +64,12 @@ pub struct Hugo {
     /// `markup.goldmark.parser.attribute.block`: `{.class}` lines under blocks are
     /// attributes, not text.
     block_attributes: bool,
+    /// The release date (seconds), which stands for Hugo's build time in expiry and
+    /// publish dates; without one no page expires (a build never reads the clock).
+    release_epoch: Option<u64>,
+    /// Front matter keys (lowercased) Hugo reads a page's expiry and publish dates from.
+    expiry_keys: Vec<String>,
+    publish_keys: Vec<String>,
 }
 
 impl Hugo {
@@ -103,11 +113,28 @@ impl Hugo {
         )
         .and_then(Value::as_bool)
         .unwrap_or(false);
+        let date_keys = |name: &str, default: &[&str]| -> Vec<String> {
+            match config.get("frontmatter").and_then(|f| f.get(name)) {
+                Some(Value::Array(keys)) => keys
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|k| !k.starts_with(':'))
+                    .map(str::to_lowercase)
+                    .collect(),
+                _ => default.iter().map(|k| (*k).to_owned()).collect(),
+            }
+        };
         let mut hugo = Hugo {
             settings,
             content,
             data,
             block_attributes,
+            release_epoch: release_epoch(),
+            expiry_keys: date_keys("expiryDate", &["expirydate", "unpublishdate"]),
+            publish_keys: date_keys(
+                "publishDate",
+                &["publishdate", "pubdate", "published", "date"],
+            ),
         };
         hugo.settings.nav = hugo.nav();
         hugo
@@ -120,6 +147,36 @@ impl Hugo {
         given: Option<&'a Map<String, Value>>,
     ) -> Option<&'a Map<String, Value>> {
         given.or_else(|| self.content.meta(rel).map(|m| &m.fm))
+    }
+
+    /// Why Hugo leaves the page out on the release date: expired (`expiryDate` on or
+    /// before it) or not yet published (`publishDate`/`date` after it).
+    fn out_of_date(&self, fm: Option<&Map<String, Value>>) -> Option<String> {
+        let epoch = self.release_epoch?;
+        let fm = fm?;
+        let date = |keys: &[String]| {
+            keys.iter().find_map(|key| {
+                let (name, value) = fm.iter().find(|(k, _)| k.to_lowercase() == *key)?;
+                let text = value.as_str()?.trim();
+                let day = crate::compile::history::parse_date(text.get(..10)?)?;
+                Some((name.clone(), text.to_owned(), day - 86_399))
+            })
+        };
+        if let Some((name, text, start)) = date(&self.expiry_keys)
+            && start <= epoch
+        {
+            return Some(format!(
+                "expired on {text} (`{name}`), before the release date"
+            ));
+        }
+        if let Some((name, text, start)) = date(&self.publish_keys)
+            && start > epoch
+        {
+            return Some(format!(
+                "published on {text} (`{name}`), after the release date"
+            ));
+        }
+        None
     }
 
     /// Whether Hugo lists the page: rendered, not a draft.
@@ -215,6 +272,9 @@ impl Generator for Hugo {
         let frontmatter = self.front_matter(rel, frontmatter);
         if flag(frontmatter, "draft") {
             return Role::Skip(Skip::Unpublished("`draft: true`".into()));
+        }
+        if let Some(why) = self.out_of_date(frontmatter) {
+            return Role::Skip(Skip::Unpublished(why));
         }
         match self.content.publish(rel, frontmatter) {
             Publish::Rendered => Role::Page,
@@ -322,6 +382,14 @@ fn read_config(detection: &Detection, report: &mut Report) -> Map<String, Value>
             Map::new()
         }
     }
+}
+
+/// The release date the build was given (`SKILLPACK_RELEASE_DATE`, else
+/// `SOURCE_DATE_EPOCH`, seconds), read here because generators are not handed it.
+fn release_epoch() -> Option<u64> {
+    ["SKILLPACK_RELEASE_DATE", "SOURCE_DATE_EPOCH"]
+        .iter()
+        .find_map(|key| std::env::var(key).ok()?.trim().parse().ok())
 }
 
 /// The path of `baseURL` (`https://example.org/docs/` → `/docs/`).

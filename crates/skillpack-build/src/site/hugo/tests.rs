@@ -462,3 +462,43 @@ fn odd_input_never_panics() {
         let _ = served.serve("page.md");
     }
 }
+
+#[test]
+fn expired_and_future_pages_on_the_release_date() {
+    let dir = project(&[
+        (
+            "content/old.md",
+            "---\ntitle: O\nexpiryDate: 2026-11-18\n---\n",
+        ),
+        (
+            "content/new.md",
+            "---\ntitle: N\nexpiryDate: '2028-02-18'\ndate: 2026-01-01\n---\n",
+        ),
+        (
+            "content/future.md",
+            "---\ntitle: F\ndate: 2027-01-01\n---\n",
+        ),
+    ]);
+    let detection = crate::site::detect(&dir.path().join("content"), None).unwrap();
+    let mut hugo = Hugo::load(&detection, &mut Report::new(false));
+    let fm = |rel: &str| {
+        let text = std::fs::read_to_string(dir.path().join("content").join(rel)).unwrap();
+        crate::compile::frontmatter::parse(&text)
+            .unwrap()
+            .unwrap()
+            .fields
+    };
+    hugo.release_epoch = None;
+    assert_eq!(hugo.role("old.md", Some(&fm("old.md"))), Role::Page);
+    // 2026-12-05T00:00:00Z
+    hugo.release_epoch = Some(1_796_428_800);
+    assert!(matches!(
+        hugo.role("old.md", Some(&fm("old.md"))),
+        Role::Skip(Skip::Unpublished(why)) if why.contains("expired on 2026-11-18")
+    ));
+    assert_eq!(hugo.role("new.md", Some(&fm("new.md"))), Role::Page);
+    assert!(matches!(
+        hugo.role("future.md", Some(&fm("future.md"))),
+        Role::Skip(Skip::Unpublished(why)) if why.contains("after the release date")
+    ));
+}
