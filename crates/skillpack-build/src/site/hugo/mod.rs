@@ -43,6 +43,7 @@
 
 mod content;
 mod data;
+mod listings;
 mod render;
 mod shortcodes;
 mod tags;
