@@ -430,12 +430,15 @@ fn load_site(config: &Config, report: &mut Report) -> crate::site::Site {
         return crate::site::Site::plain();
     }
     match crate::site::detect(&config.docs.dir, config.docs_flavor.as_deref()) {
-        Ok(detection) => crate::site::Site::load(
-            detection,
-            config.docs_exclude.clone(),
-            config.docs_locale.clone(),
-            report,
-        ),
+        Ok(mut detection) => {
+            detection.release_epoch = config.epoch;
+            crate::site::Site::load(
+                detection,
+                config.docs_exclude.clone(),
+                config.docs_locale.clone(),
+                report,
+            )
+        }
         Err(message) => {
             report.error(
                 "SKILLPACK_DOCS_FLAVOR",
@@ -621,9 +624,7 @@ fn resolve_links(
         );
         if let Some(generator) = generator.filter(|_| doc.root == RootKind::Docs) {
             let mut ids: HashMap<String, String> = html_ids(&doc.text, &doc.outline);
-            for h in &doc.outline {
-                ids.insert(generator.heading_id(&h.text), h.anchor.clone());
-            }
+            ids.extend(generator_ids(generator, &doc.text, &doc.outline));
             targets.site_anchors.insert(doc.uri.clone(), ids);
         }
     }
@@ -639,6 +640,54 @@ fn resolve_links(
             }
         }
     }
+}
+
+/// The ids a generator gives a page's headings (and, for some, its definition terms), in
+/// page order, a repeated id numbered `-1`, `-2` as generators number them, each with the
+/// catalog anchor of its section.
+fn generator_ids(
+    generator: &dyn crate::site::Generator,
+    text: &str,
+    outline: &[crate::model::Heading],
+) -> Vec<(String, String)> {
+    // (offset, id, catalog anchor of the section)
+    let mut found: Vec<(usize, String, String)> = outline
+        .iter()
+        .map(|h| (h.start as usize, generator.heading_id(&h.text), h.anchor.clone()))
+        .collect();
+    if generator.definition_term_ids() {
+        let mut offset = 0;
+        let mut previous: Option<(usize, &str)> = None;
+        for line in crate::site::markup::lines(text) {
+            let at = offset;
+            offset += line.text.len();
+            let bare = line.bare();
+            if !line.in_code
+                && let Some((term_at, term)) = previous
+                && (bare.starts_with(": ") || bare == ":")
+            {
+                let section = outline
+                    .iter()
+                    .rev()
+                    .find(|h| h.start as usize <= term_at)
+                    .map_or(String::new(), |h| h.anchor.clone());
+                found.push((term_at, generator.heading_id(term), section));
+            }
+            previous = (!line.in_code && !bare.trim().is_empty() && !bare.starts_with(':'))
+                .then_some((at, bare.trim()));
+        }
+        found.sort_by_key(|(at, _, _)| *at);
+    }
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    found
+        .into_iter()
+        .map(|(_, id, anchor)| {
+            let count = seen.entry(id.clone()).or_default();
+            let numbered = if *count == 0 { id } else { format!("{id}-{count}") };
+            *count += 1;
+            (numbered, anchor)
+        })
+        .collect()
 }
 
 /// The `id="…"` attributes of raw HTML in a page (`<a id="x"></a>`, `<span id="x">`),

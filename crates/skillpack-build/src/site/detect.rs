@@ -29,6 +29,9 @@ pub struct Detection {
     /// The repository root (the nearest folder with `.git` at or above the docs root),
     /// else the project: include targets must stay inside it.
     pub boundary: PathBuf,
+    /// The release date (`SKILLPACK_RELEASE_DATE`, seconds since the epoch), which stands
+    /// for the generator's build time (Hugo's `expiryDate`); never the clock.
+    pub release_epoch: Option<u64>,
 }
 
 impl Detection {
@@ -40,6 +43,7 @@ impl Detection {
             project: PathBuf::new(),
             config: None,
             boundary: PathBuf::new(),
+            release_epoch: None,
         }
     }
 }
@@ -155,6 +159,7 @@ pub fn detect(docs: &Path, setting: Option<&str>) -> Result<Detection, String> {
                 boundary: boundary_of(&project),
                 project,
                 config: Some(path),
+                release_epoch: None,
             });
         }
         // mdBook's one required file: a book without book.toml still has SUMMARY.md.
@@ -170,6 +175,7 @@ pub fn detect(docs: &Path, setting: Option<&str>) -> Result<Detection, String> {
                 boundary: boundary_of(&project),
                 project,
                 config: None,
+                release_epoch: None,
             });
         }
     }
@@ -184,6 +190,7 @@ pub fn detect(docs: &Path, setting: Option<&str>) -> Result<Detection, String> {
             project: docs.to_path_buf(),
             config: None,
             boundary,
+            release_epoch: None,
         }),
         None => {
             let mut detection =

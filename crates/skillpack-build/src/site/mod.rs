@@ -206,6 +206,12 @@ pub trait Generator: Send + Sync {
         github_slugger::slug(text)
     }
 
+    /// Whether the generator gives definition-list terms (`Term` / `: definition`) ids
+    /// of their own, numbered with the headings' (Hugo's `autoDefinitionTermID`).
+    fn definition_term_ids(&self) -> bool {
+        false
+    }
+
     /// The page's title where the generator's rules say something beyond `title:` and
     /// the first heading (nav titles, `linkTitle`…).
     fn title(&self, _rel: &str, _frontmatter: Option<&Map<String, Value>>) -> Option<String> {

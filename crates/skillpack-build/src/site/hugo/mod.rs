@@ -65,6 +65,8 @@ pub struct Hugo {
     /// `markup.goldmark.parser.attribute.block`: `{.class}` lines under blocks are
     /// attributes, not text.
     block_attributes: bool,
+    /// `markup.goldmark.parser.autoDefinitionTermID`: definition terms get ids links use.
+    definition_term_ids: bool,
     /// The release date (seconds), which stands for Hugo's build time in expiry and
     /// publish dates; without one no page expires (a build never reads the clock).
     release_epoch: Option<u64>,
@@ -114,6 +116,12 @@ impl Hugo {
         )
         .and_then(Value::as_bool)
         .unwrap_or(false);
+        let definition_term_ids = data::at(
+            &Value::Object(config.clone()),
+            "markup.goldmark.parser.autoDefinitionTermID",
+        )
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
         let date_keys = |name: &str, default: &[&str]| -> Vec<String> {
             match config.get("frontmatter").and_then(|f| f.get(name)) {
                 Some(Value::Array(keys)) => keys
@@ -130,7 +138,8 @@ impl Hugo {
             content,
             data,
             block_attributes,
-            release_epoch: release_epoch(),
+            definition_term_ids,
+            release_epoch: detection.release_epoch,
             expiry_keys: date_keys("expiryDate", &["expirydate", "unpublishdate"]),
             publish_keys: date_keys(
                 "publishDate",
@@ -295,6 +304,10 @@ impl Generator for Hugo {
         render::anchorize(text)
     }
 
+    fn definition_term_ids(&self) -> bool {
+        self.definition_term_ids
+    }
+
     fn title(&self, rel: &str, frontmatter: Option<&Map<String, Value>>) -> Option<String> {
         if field(frontmatter, "title").is_some() {
             return None;
@@ -383,14 +396,6 @@ fn read_config(detection: &Detection, report: &mut Report) -> Map<String, Value>
             Map::new()
         }
     }
-}
-
-/// The release date the build was given (`SKILLPACK_RELEASE_DATE`, else
-/// `SOURCE_DATE_EPOCH`, seconds), read here because generators are not handed it.
-fn release_epoch() -> Option<u64> {
-    ["SKILLPACK_RELEASE_DATE", "SOURCE_DATE_EPOCH"]
-        .iter()
-        .find_map(|key| std::env::var(key).ok()?.trim().parse().ok())
 }
 
 /// The path of `baseURL` (`https://example.org/docs/` → `/docs/`).

@@ -367,42 +367,6 @@ fn bad_config_is_a_warning() {
     assert_eq!(site.settings().base_path, "/");
 }
 
-/// `HUGO_DUMP=<docs root>:<page>` prints what the page serves (for looking at a real
-/// tree; ignored by default).
-#[test]
-#[ignore]
-fn dump() {
-    let Ok(spec) = std::env::var("HUGO_DUMP") else {
-        return;
-    };
-    let (docs, rel) = spec.rsplit_once(':').unwrap();
-    let served = load(Path::new(docs));
-    if rel == "NAV" {
-        for (path, label) in served.site.settings().nav {
-            println!("{path}\t{}", label.unwrap_or_default());
-        }
-        return;
-    }
-    if rel == "DIFF" {
-        // Pages with no generator markup must serve their body unchanged.
-        let markers = ["{{", "[!", "](g)", "{.", "{#"];
-        for file in &served.files {
-            if !file.rel.ends_with(".md") || served.role(&file.rel) != Role::Page {
-                continue;
-            }
-            let text = std::str::from_utf8(&file.bytes).unwrap();
-            let body = &text[crate::compile::frontmatter::body_offset(text)..];
-            let (out, _) = served.serve(&file.rel);
-            if out != body && !markers.iter().any(|m| body.contains(m)) {
-                println!("changed without markup: {}", file.rel);
-            }
-        }
-        return;
-    }
-    let (text, problems) = served.serve(rel);
-    println!("{text}\n---\n{problems:#?}");
-}
-
 #[test]
 fn toml_front_matter_is_read_and_not_served() {
     let dir = project(&[(
