@@ -141,36 +141,26 @@ fn line_at(lines: &[SrcLine<'_>], pos: usize) -> usize {
     }
 }
 
-/// What an element renders to and how it sits among lines.
-struct Rendered {
-    text: String,
-    /// A block of its own (blockquote, tab, code, list): blank lines around it.
-    block: bool,
-}
-
-impl Rendered {
-    fn block(text: String) -> Rendered {
-        Rendered { text, block: true }
-    }
-
-    fn flow(text: String) -> Rendered {
-        Rendered { text, block: false }
-    }
-}
-
 /// The output being built, keeping blocks apart from the lines around them.
 struct Out {
     text: String,
     /// A block was just written: a following non-blank line needs a blank line first.
     gap: bool,
+    /// Markup was just rendered or dropped: blank lines that would pile up after it go.
+    collapse: bool,
 }
 
 impl Out {
     fn line(&mut self, line: &str) {
-        if self.gap && !line.trim().is_empty() {
+        let blank = line.trim().is_empty();
+        if blank && self.collapse && (self.text.is_empty() || self.text.ends_with("\n\n")) {
+            return;
+        }
+        if self.gap && !blank {
             self.separate();
         }
         self.gap = false;
+        self.collapse &= blank;
         self.text.push_str(line);
     }
 
@@ -183,19 +173,25 @@ impl Out {
         }
     }
 
-    fn rendered(&mut self, rendered: Rendered, indent: &str) {
-        if rendered.text.trim().is_empty() {
+    /// Markup that renders to nothing was dropped.
+    fn dropped(&mut self) {
+        self.collapse = true;
+    }
+
+    /// A block-level element or container: in MDX it stands apart from the text around
+    /// it, so it does here too.
+    fn rendered(&mut self, text: &str, indent: &str) {
+        self.collapse = true;
+        if text.trim().is_empty() {
             return;
         }
-        let text = reindent(&rendered.text, indent);
-        if rendered.block || self.gap {
-            self.separate();
-        }
+        let text = reindent(trim_blank_lines(text), indent);
+        self.separate();
         self.text.push_str(&text);
         if !text.ends_with('\n') {
             self.text.push('\n');
         }
-        self.gap = rendered.block || text.trim_end().contains('\n');
+        self.gap = true;
     }
 }
 
@@ -223,6 +219,7 @@ impl Mdx<'_> {
         let mut out = Out {
             text: String::with_capacity(text.len()),
             gap: false,
+            collapse: false,
         };
         let mut i = 0;
         while i < lines.len() {
@@ -241,14 +238,12 @@ impl Mdx<'_> {
             let keep = if in_list_item(&lines, i, indent) { indent } else { "" };
             if self.jsx && indent.is_empty() && is_esm_start(trimmed) {
                 i = esm_end(&lines, i);
-                // The blank line that ended the ESM block goes too: it separated nothing.
-                if i < lines.len() && lines[i].is_blank() && out.text.trim().is_empty() {
-                    i += 1;
-                }
+                out.dropped();
                 continue;
             }
             if self.jsx && trimmed.starts_with("{/*") {
                 if let Some((last, rest)) = comment_end(text, &lines, line.start + indent.len()) {
+                    out.dropped();
                     if !rest.trim().is_empty() {
                         out.line(rest);
                     }
@@ -266,7 +261,7 @@ impl Mdx<'_> {
                     admonition.title.as_deref(),
                     &rendered,
                 );
-                out.rendered(Rendered::block(quoted), keep);
+                out.rendered(&quoted, keep);
                 i = (close + 1).min(lines.len()).max(i + 1);
                 continue;
             }
@@ -275,7 +270,7 @@ impl Mdx<'_> {
                 && let Some(element) = parse_element(text, &lines, line.start + indent.len())
             {
                 let rendered = self.element(&element, line_no, scope, cx);
-                out.rendered(rendered, keep);
+                out.rendered(&rendered, keep);
                 let last = line_at(&lines, element.end.saturating_sub(1).max(line.start));
                 let rest = &text[element.end.min(lines[last].end())..lines[last].end()];
                 if !rest.trim().is_empty() {
@@ -372,7 +367,7 @@ impl Mdx<'_> {
         line_no: usize,
         scope: &Scope,
         cx: &mut RenderCx<'_>,
-    ) -> Rendered {
+    ) -> String {
         let name = element.name.rsplit('.').next().unwrap_or(element.name);
         let tag = &element.tag;
         let inner = |cx: &mut RenderCx<'_>| -> String {
@@ -387,28 +382,28 @@ impl Mdx<'_> {
         if let Some(spec) = scope.imports.get(element.name)
             && is_markdown_specifier(spec)
         {
-            return Rendered::flow(self.partial(spec, line_no, cx));
+            return self.partial(spec, line_no, cx);
         }
         match name {
             "TabItem" => {
                 let label = tag.string("label").or_else(|| tag.string("value"));
                 let body = inner(cx);
                 match label {
-                    Some(label) => Rendered::block(markup::tab(&label, &body)),
-                    None => Rendered::flow(body),
+                    Some(label) => markup::tab(&label, &body),
+                    None => body,
                 }
             }
             "Aside" | "Admonition" => {
                 let kind = tag.string("type").unwrap_or_else(|| "note".into());
                 let title = tag.string("title");
                 let body = inner(cx);
-                Rendered::block(markup::blockquote(&kind, title.as_deref(), &body))
+                markup::blockquote(&kind, title.as_deref(), &body)
             }
             "Card" => {
                 let body = inner(cx);
                 match tag.string("title") {
-                    Some(title) => Rendered::block(markup::tab(&title, &body)),
-                    None => Rendered::flow(body),
+                    Some(title) => markup::tab(&title, &body),
+                    None => body,
                 }
             }
             "LinkCard" => {
@@ -420,33 +415,33 @@ impl Mdx<'_> {
                     text.push_str(&description);
                 }
                 text.push('\n');
-                Rendered::flow(text)
+                text
             }
             "LinkButton" => {
                 let body = inner(cx);
                 let href = tag.string("href").unwrap_or_default();
-                Rendered::flow(format!("[{}]({href})\n", body.trim()))
+                format!("[{}]({href})\n", body.trim())
             }
             "Code" => match self.code_block(tag, line_no, scope, cx) {
-                Some(code) => Rendered::block(code),
-                None => Rendered::flow(String::new()),
+                Some(code) => code,
+                None => String::new(),
             },
             // `<LiteYouTubeEmbed id="…" title="…" />`: the video, as a link.
             _ if name.contains("YouTube") && tag.string("id").is_some() => {
                 let id = tag.string("id").unwrap_or_default();
                 let title = tag.string("title").unwrap_or_else(|| "Video".into());
-                Rendered::flow(format!("[{title}](https://www.youtube.com/watch?v={id})\n"))
+                format!("[{title}](https://www.youtube.com/watch?v={id})\n")
             }
-            _ if element.children.is_none() => Rendered::flow(inline_value(tag, scope)),
+            _ if element.children.is_none() => inline_value(tag, scope),
             _ => {
                 let body = inner(cx);
                 // A component with a title and content (`<DetailedExplanation title="…">`,
                 // a `<details>` in disguise) shows its title above the content.
                 match tag.string("title") {
                     Some(title) if !body.trim().is_empty() => {
-                        Rendered::block(markup::tab(&title, &body))
+                        markup::tab(&title, &body)
                     }
-                    _ => Rendered::flow(body),
+                    _ => body,
                 }
             }
         }
@@ -994,6 +989,21 @@ fn strip_indent(text: &str, indent: &str) -> String {
         out.push_str(&line[shared..]);
     }
     out
+}
+
+/// `text` without blank lines at its start and end.
+fn trim_blank_lines(text: &str) -> &str {
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        if !line.trim().is_empty() {
+            break;
+        }
+        start += line.len();
+    }
+    let rest = &text[start..];
+    let end = rest.trim_end().len();
+    let end = rest[end..].find('\n').map_or(rest.len(), |nl| end + nl + 1);
+    &rest[..end]
 }
 
 /// Every non-blank line of `text` prefixed with `indent`.
