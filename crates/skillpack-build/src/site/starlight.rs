@@ -36,9 +36,7 @@ use serde_json::{Map, Value};
 use super::docusaurus::jsconfig::{Tok, closing, object_keys, string_value, tokens, value_at};
 use super::docusaurus::mdx::Mdx;
 use super::links::url_key;
-use super::{
-    Detection, Flavor, Generator, Page, RenderCx, Role, Settings, Skip, field, flag,
-};
+use super::{Detection, Flavor, Generator, Page, RenderCx, Role, Settings, Skip, field, flag};
 use crate::compile::Report;
 
 pub struct Starlight {
@@ -80,7 +78,9 @@ impl Starlight {
                 report.warning(
                     &shown,
                     None,
-                    format!("cannot be read ({error}), so the docs are read with Starlight's defaults"),
+                    format!(
+                        "cannot be read ({error}), so the docs are read with Starlight's defaults"
+                    ),
                     "make the config readable UTF-8",
                 );
                 return this;
@@ -113,7 +113,8 @@ impl Starlight {
 /// locale, pages at the top are the default and every other key is a folder; without
 /// one, `defaultLocale` names the default's folder.
 fn locales(toks: &[Tok]) -> (Option<String>, Vec<String>) {
-    let Some(open) = value_at(toks, "locales", 0).filter(|&at| toks.get(at) == Some(&Tok::Punct('{')))
+    let Some(open) =
+        value_at(toks, "locales", 0).filter(|&at| toks.get(at) == Some(&Tok::Punct('{')))
     else {
         return (None, Vec::new());
     };
@@ -142,7 +143,8 @@ fn tsconfig_aliases(project: &Path) -> Vec<(String, PathBuf)> {
         return Vec::new();
     };
     let toks = tokens(&text);
-    let Some(open) = value_at(&toks, "paths", 0).filter(|&at| toks.get(at) == Some(&Tok::Punct('{')))
+    let Some(open) =
+        value_at(&toks, "paths", 0).filter(|&at| toks.get(at) == Some(&Tok::Punct('{')))
     else {
         return Vec::new();
     };
@@ -198,7 +200,9 @@ fn entries(docs: &Path, locale_dirs: &[String]) -> Vec<Entry> {
         if !matches!(page_role(&rel, fields), Role::Page) {
             continue;
         }
-        let sidebar = fields.and_then(|f| f.get("sidebar")).and_then(Value::as_object);
+        let sidebar = fields
+            .and_then(|f| f.get("sidebar"))
+            .and_then(Value::as_object);
         out.push(Entry {
             slug: field(fields, "slug")
                 .map(|s| s.trim_matches('/').to_owned())
@@ -358,4 +362,175 @@ impl Generator for Starlight {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::site::docusaurus::tests::{Tree, tree};
+
+    const CONFIG: &str = r#"
+import starlight from '@astrojs/starlight';
+export const locales = {
+	root: { label: 'English', lang: 'en' },
+	de: { label: 'Deutsch', lang: 'de' },
+	'zh-cn': { label: '简体中文', lang: 'zh-CN' },
+};
+export default defineConfig({
+	base: '/docs',
+	integrations: [
+		starlight({
+			title: 'X',
+			locales,
+			sidebar: [
+				{ label: 'Start', translations: { de: 'Los' }, items: ['start', { label: 'Env', slug: 'env' }] },
+				{ label: 'Guides', items: [{ autogenerate: { directory: 'guides' } }] },
+			],
+		}),
+	],
+});
+"#;
+
+    fn site() -> (Tree, Starlight) {
+        let t = tree(&[
+            ("astro.config.mjs", CONFIG),
+            (
+                "tsconfig.json",
+                r#"{ "compilerOptions": { "paths": { "~/*": ["./src/*"] } } }"#,
+            ),
+            (
+                "docs/start.mdx",
+                "---\ntitle: Start\n---\nimport Part from '~/parts/part.mdx';\n\n<Part />\n",
+            ),
+            (
+                "docs/env.md",
+                "---\ntitle: Env\n---\n:::note[Heads up]\nGreen.\n:::\n\n<Tabs> stays: this is CommonMark.\n",
+            ),
+            (
+                "docs/guides/b.md",
+                "---\ntitle: B\nsidebar:\n  order: 1\n  label: Bee\n---\n",
+            ),
+            ("docs/guides/a.md", "---\ntitle: A\n---\n"),
+            (
+                "docs/guides/hidden.md",
+                "---\ntitle: H\nsidebar:\n  hidden: true\n---\n",
+            ),
+            (
+                "docs/guides/Upper Case.md",
+                "---\ntitle: U\nslug: guides/custom\n---\n",
+            ),
+            ("docs/de/start.mdx", "---\ntitle: Start\n---\n"),
+            (
+                "docs/404.md",
+                "---\ntitle: Not found\ntemplate: splash\n---\n",
+            ),
+            ("docs/_partial.mdx", "x\n"),
+            ("src/parts/part.mdx", "Shared **part**.\n"),
+        ]);
+        let detection = Detection {
+            flavor: Flavor::Starlight,
+            why: String::new(),
+            docs: t.docs_dir(),
+            project: t.dir.path().to_path_buf(),
+            config: Some(t.dir.path().join("astro.config.mjs")),
+            boundary: t.dir.path().to_path_buf(),
+        };
+        let mut report = Report::new(false);
+        let starlight = Starlight::load(&detection, &mut report);
+        assert!(!report.has_errors());
+        (t, starlight)
+    }
+
+    #[test]
+    fn config_decides_locales_base_and_nav() {
+        let (_t, s) = site();
+        assert_eq!(s.settings.base_path, "/docs/");
+        assert_eq!(s.settings.default_locale.as_deref(), Some("en"));
+        assert_eq!(s.settings.locale_dirs, ["de", "zh-cn"]);
+        let nav: Vec<(&str, Option<&str>)> = s
+            .settings
+            .nav
+            .iter()
+            .map(|(p, l)| (p.as_str(), l.as_deref()))
+            .collect();
+        assert_eq!(
+            nav,
+            [
+                ("start.mdx", None),
+                ("env.md", None),
+                ("guides/b.md", Some("Bee")),
+                ("guides/a.md", None),
+                ("guides/Upper Case.md", None),
+            ]
+        );
+    }
+
+    #[test]
+    fn not_found_drafts_and_partials_are_not_pages() {
+        let (_t, s) = site();
+        assert!(matches!(
+            s.role("404.md", None),
+            Role::Skip(Skip::Unpublished(_))
+        ));
+        assert!(matches!(
+            s.role("de/404.md", None),
+            Role::Skip(Skip::Unpublished(_))
+        ));
+        assert_eq!(s.role("_partial.mdx", None), Role::Skip(Skip::Partial));
+        let draft: Map<String, Value> = serde_json::from_str(r#"{"draft": true}"#).unwrap();
+        assert!(matches!(
+            s.role("a.md", Some(&draft)),
+            Role::Skip(Skip::Unpublished(_))
+        ));
+        assert_eq!(s.role("index.mdx", None), Role::Page);
+    }
+
+    #[test]
+    fn translations_are_not_served_by_default() {
+        let (t, s) = site();
+        let detection = crate::site::detect(&t.docs_dir(), Some("starlight")).unwrap();
+        assert_eq!(detection.flavor, Flavor::Starlight);
+        let site = crate::site::Site {
+            generator: Some(Box::new(s)),
+            ..crate::site::Site::load(
+                detection,
+                Vec::new(),
+                crate::site::LocaleChoice::Default,
+                &mut Report::new(false),
+            )
+        };
+        assert_eq!(
+            site.role("de/start.mdx", None),
+            Role::Skip(Skip::OtherLocale("de".into()))
+        );
+        assert_eq!(site.role("start.mdx", None), Role::Page);
+    }
+
+    #[test]
+    fn slugs_and_locale_fallbacks_are_urls() {
+        let (_t, s) = site();
+        let fm = |json: &str| serde_json::from_str::<Map<String, Value>>(json).unwrap();
+        assert_eq!(
+            s.urls("guides/a.md", None),
+            ["de/guides/a", "zh-cn/guides/a"]
+        );
+        assert_eq!(
+            s.urls(
+                "guides/Upper Case.md",
+                Some(&fm(r#"{"slug": "guides/custom"}"#))
+            ),
+            ["guides/custom", "de/guides/custom", "zh-cn/guides/custom"]
+        );
+        assert_eq!(s.urls("guides/Upper Case.md", None)[0], "guides/upper-case");
+        assert_eq!(s.urls("index.mdx", None), ["de", "zh-cn"]);
+        assert!(s.urls("de/start.mdx", None).is_empty());
+    }
+
+    #[test]
+    fn mdx_pages_read_components_and_md_pages_only_asides() {
+        let (t, s) = site();
+        let (out, problems) = t.serve(&s, "start.mdx");
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(out, "Shared **part**.\n");
+        let (out, _) = t.serve(&s, "env.md");
+        assert_eq!(
+            out,
+            "> **Note: Heads up**\n>\n> Green.\n\n<Tabs> stays: this is CommonMark.\n"
+        );
+    }
 }

@@ -153,7 +153,9 @@ impl Sections {
             }
             if !in_code && trimmed.starts_with('@') {
                 sections.take(&tag, &body);
-                let (name, rest) = trimmed.split_once(char::is_whitespace).unwrap_or((trimmed, ""));
+                let (name, rest) = trimmed
+                    .split_once(char::is_whitespace)
+                    .unwrap_or((trimmed, ""));
                 tag = name.to_owned();
                 body = format!("{rest}\n");
                 continue;
@@ -319,7 +321,15 @@ fn declares(source: &str, at: usize) -> bool {
         .unwrap_or("");
     matches!(
         word,
-        "interface" | "type" | "class" | "function" | "const" | "let" | "var" | "enum" | "namespace"
+        "interface"
+            | "type"
+            | "class"
+            | "function"
+            | "const"
+            | "let"
+            | "var"
+            | "enum"
+            | "namespace"
     )
 }
 
@@ -392,9 +402,23 @@ fn comment_above(source: &str, at: usize) -> Option<String> {
         let word = &before[word_start..];
         if matches!(
             word,
-            "export" | "declare" | "readonly" | "async" | "default" | "public" | "static"
-                | "interface" | "type" | "class" | "function" | "const" | "let" | "var"
-                | "enum" | "namespace" | "abstract"
+            "export"
+                | "declare"
+                | "readonly"
+                | "async"
+                | "default"
+                | "public"
+                | "static"
+                | "interface"
+                | "type"
+                | "class"
+                | "function"
+                | "const"
+                | "let"
+                | "var"
+                | "enum"
+                | "namespace"
+                | "abstract"
         ) {
             before = before[..word_start].trim_end();
         } else {
@@ -479,11 +503,15 @@ export const skipToken = Symbol.for('x')
 
     #[test]
     fn links_keep_their_list_item() {
-        let link = parse_link("1. [summary,remarks](docblock://a/b.ts?token=T.m&overload=1)").unwrap();
+        let link =
+            parse_link("1. [summary,remarks](docblock://a/b.ts?token=T.m&overload=1)").unwrap();
         assert_eq!(link.prefix, "1. ");
         assert_eq!(link.sections, ["summary", "remarks"]);
         assert_eq!((link.file, link.token, link.overload), ("a/b.ts", "T.m", 1));
-        assert_eq!(parse_link("see [summary](docblock://a.ts?token=T) here"), None);
+        assert_eq!(
+            parse_link("see [summary](docblock://a.ts?token=T) here"),
+            None
+        );
         assert_eq!(place("1. ", "One\n\nTwo"), "1. One\n\n   Two\n");
     }
 }

@@ -46,7 +46,8 @@ pub(crate) fn tokens(text: &str) -> Vec<Tok> {
             out.push(Tok::Str(value));
         } else if c.is_alphanumeric() || c == '_' || c == '$' {
             let start = i;
-            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$')
+            while i < chars.len()
+                && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$')
             {
                 i += 1;
             }

@@ -235,14 +235,21 @@ impl Mdx<'_> {
             let indent = &bare[..bare.len() - trimmed.len()];
             // Indentation means nothing to MDX, except inside a list item, where the
             // rendering must stay indented to remain in the item.
-            let keep = if in_list_item(&lines, i, indent) { indent } else { "" };
+            let keep = if in_list_item(&lines, i, indent) {
+                indent
+            } else {
+                ""
+            };
             if self.jsx && indent.is_empty() && is_esm_start(trimmed) {
                 i = esm_end(&lines, i);
                 out.dropped();
                 continue;
             }
-            if self.jsx && trimmed.starts_with("{/*") {
-                if let Some((last, rest)) = comment_end(text, &lines, line.start + indent.len()) {
+            if self.jsx
+                && trimmed.starts_with("{/*")
+                && let Some((last, rest)) = comment_end(text, &lines, line.start + indent.len())
+            {
+                {
                     out.dropped();
                     if !rest.trim().is_empty() {
                         out.line(rest);
@@ -256,11 +263,8 @@ impl Mdx<'_> {
                 let body: String = lines[i + 1..close].iter().map(|l| l.text).collect();
                 let body = strip_indent(&body, indent);
                 let rendered = self.render_in(&body, line_no + 1, scope, cx);
-                let quoted = markup::blockquote(
-                    admonition.kind,
-                    admonition.title.as_deref(),
-                    &rendered,
-                );
+                let quoted =
+                    markup::blockquote(admonition.kind, admonition.title.as_deref(), &rendered);
                 out.rendered(&quoted, keep);
                 i = (close + 1).min(lines.len()).max(i + 1);
                 continue;
@@ -296,7 +300,7 @@ impl Mdx<'_> {
                 text = strip_inline_comments(&text);
             }
             if text.contains('<') {
-                text = self.inline_components(&text, line_no, scope, cx);
+                text = inline_components(&text, scope);
             }
             if text.contains('{') {
                 text = static_braces(&text);
@@ -308,56 +312,6 @@ impl Mdx<'_> {
             return replaced;
         }
         text
-    }
-
-    /// Components inside a line of text: `<Badge text="New" />` → `New`, `<Kbd>K</Kbd>` →
-    /// `K`; code spans are left alone.
-    fn inline_components(
-        &self,
-        line: &str,
-        line_no: usize,
-        scope: &Scope,
-        cx: &mut RenderCx<'_>,
-    ) -> String {
-        let bytes = line.as_bytes();
-        let mut out = String::with_capacity(line.len());
-        let mut copied = 0;
-        let mut pos = 0;
-        while pos < bytes.len() {
-            if bytes[pos] == b'`' {
-                pos = skip_code_span(bytes, pos, bytes.len());
-                continue;
-            }
-            if bytes[pos] == b'<'
-                && bytes.get(pos + 1).is_some_and(u8::is_ascii_uppercase)
-                && let Some(tag) = parse_tag(line, pos)
-            {
-                let (replacement, end) = if tag.self_closing {
-                    (inline_value(&tag, scope), tag.end)
-                } else {
-                    let lines = split_lines(line);
-                    match find_close(line, &lines, tag.end, tag.name) {
-                        Some((close_start, close_end)) => {
-                            let inner = &line[tag.end..close_start];
-                            let inner = self.inline_components(inner, line_no, scope, cx);
-                            (inner, close_end)
-                        }
-                        None => {
-                            pos += 1;
-                            continue;
-                        }
-                    }
-                };
-                out.push_str(&line[copied..pos]);
-                out.push_str(&replacement);
-                copied = end;
-                pos = end;
-                continue;
-            }
-            pos += 1;
-        }
-        out.push_str(&line[copied..]);
-        out
     }
 
     /// What a block-level component renders to.
@@ -422,10 +376,7 @@ impl Mdx<'_> {
                 let href = tag.string("href").unwrap_or_default();
                 format!("[{}]({href})\n", body.trim())
             }
-            "Code" => match self.code_block(tag, line_no, scope, cx) {
-                Some(code) => code,
-                None => String::new(),
-            },
+            "Code" => self.code_block(tag, line_no, scope, cx).unwrap_or_default(),
             // `<LiteYouTubeEmbed id="…" title="…" />`: the video, as a link.
             _ if name.contains("YouTube") && tag.string("id").is_some() => {
                 let id = tag.string("id").unwrap_or_default();
@@ -438,9 +389,7 @@ impl Mdx<'_> {
                 // A component with a title and content (`<DetailedExplanation title="…">`,
                 // a `<details>` in disguise) shows its title above the content.
                 match tag.string("title") {
-                    Some(title) if !body.trim().is_empty() => {
-                        markup::tab(&title, &body)
-                    }
+                    Some(title) if !body.trim().is_empty() => markup::tab(&title, &body),
                     _ => body,
                 }
             }
@@ -519,11 +468,7 @@ impl Mdx<'_> {
 
 /// A fenced code block long enough to hold `code`.
 fn fenced(lang: &str, title: Option<&str>, code: &str) -> String {
-    let longest = code
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat((longest + 1).max(3));
     let mut out = format!("{fence}{lang}");
     if let Some(title) = title {
@@ -543,6 +488,50 @@ fn fenced(lang: &str, title: Option<&str>, code: &str) -> String {
 fn is_markdown_specifier(spec: &str) -> bool {
     let path = spec.split('?').next().unwrap_or(spec).to_ascii_lowercase();
     path.ends_with(".mdx") || path.ends_with(".md") || path.ends_with(".markdown")
+}
+
+/// Components inside a line of text: `<Badge text="New" />` → `New`, `<Kbd>K</Kbd>` →
+/// `K`; code spans are left alone.
+fn inline_components(line: &str, scope: &Scope) -> String {
+    let bytes = line.as_bytes();
+    let mut out = String::with_capacity(line.len());
+    let mut copied = 0;
+    let mut pos = 0;
+    while pos < bytes.len() {
+        if bytes[pos] == b'`' {
+            pos = skip_code_span(bytes, pos, bytes.len());
+            continue;
+        }
+        if bytes[pos] == b'<'
+            && bytes.get(pos + 1).is_some_and(u8::is_ascii_uppercase)
+            && let Some(tag) = parse_tag(line, pos)
+        {
+            let (replacement, end) = if tag.self_closing {
+                (inline_value(&tag, scope), tag.end)
+            } else {
+                let lines = split_lines(line);
+                match find_close(line, &lines, tag.end, tag.name) {
+                    Some((close_start, close_end)) => {
+                        let inner = &line[tag.end..close_start];
+                        let inner = inline_components(inner, scope);
+                        (inner, close_end)
+                    }
+                    None => {
+                        pos += 1;
+                        continue;
+                    }
+                }
+            };
+            out.push_str(&line[copied..pos]);
+            out.push_str(&replacement);
+            copied = end;
+            pos = end;
+            continue;
+        }
+        pos += 1;
+    }
+    out.push_str(&line[copied..]);
+    out
 }
 
 /// JSX left in HTML and text that shows nothing or a constant: `style={{ … }}` object
@@ -705,8 +694,7 @@ pub(crate) fn parse_tag(text: &str, at: usize) -> Option<Tag<'_>> {
     }
     let limit = (at + MAX_TAG_BYTES).min(bytes.len());
     let mut p = at + 1;
-    while p < limit && (bytes[p].is_ascii_alphanumeric() || bytes[p] == b'.' || bytes[p] == b'_')
-    {
+    while p < limit && (bytes[p].is_ascii_alphanumeric() || bytes[p] == b'.' || bytes[p] == b'_') {
         p += 1;
     }
     let name = &text[at + 1..p];
@@ -1130,8 +1118,16 @@ fn is_esm_start(trimmed: &str) -> bool {
             .unwrap_or("");
         return matches!(
             word,
-            "const" | "let" | "var" | "function" | "default" | "class" | "async" | "type"
-                | "interface" | ""
+            "const"
+                | "let"
+                | "var"
+                | "function"
+                | "default"
+                | "class"
+                | "async"
+                | "type"
+                | "interface"
+                | ""
         );
     }
     false
@@ -1240,11 +1236,18 @@ fn read_esm(block: &str, scope: &mut Scope) {
             break;
         };
         let name = statement[..eq].trim();
-        if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        {
             continue;
         }
         let value = statement[eq + 1..].trim_start();
-        let Some(quote) = value.chars().next().filter(|c| matches!(c, '"' | '\'' | '`')) else {
+        let Some(quote) = value
+            .chars()
+            .next()
+            .filter(|c| matches!(c, '"' | '\'' | '`'))
+        else {
             continue;
         };
         let Some(len) = value[1..].find(quote) else {

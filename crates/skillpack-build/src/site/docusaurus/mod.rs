@@ -92,7 +92,9 @@ impl Docusaurus {
                 report.warning(
                     &shown,
                     None,
-                    format!("cannot be read ({error}), so the docs are read with Docusaurus' defaults"),
+                    format!(
+                        "cannot be read ({error}), so the docs are read with Docusaurus' defaults"
+                    ),
                     "make the config readable UTF-8",
                 );
                 return this;
@@ -186,7 +188,10 @@ fn build_globs(
 ) -> Option<(globset::GlobSet, String)> {
     let mut builder = globset::GlobSetBuilder::new();
     for glob in globs {
-        match globset::GlobBuilder::new(glob).literal_separator(true).build() {
+        match globset::GlobBuilder::new(glob)
+            .literal_separator(true)
+            .build()
+        {
             Ok(g) => {
                 builder.add(g);
             }
@@ -194,7 +199,9 @@ fn build_globs(
                 report.warning(
                     shown,
                     None,
-                    format!("docs `include` glob `{glob}` is not one: {error}; every page is served"),
+                    format!(
+                        "docs `include` glob `{glob}` is not one: {error}; every page is served"
+                    ),
                     "write globs over paths relative to the docs folder, e.g. `**/*.{md,mdx}`",
                 );
                 return None;
@@ -220,8 +227,7 @@ fn doc_entries(docs: &Path) -> Vec<DocEntry> {
             continue;
         };
         let rel = rel.to_string_lossy().replace('\\', "/");
-        if !super::is_page_source(&rel, true) || is_partial(&rel) || rel.contains("node_modules/")
-        {
+        if !super::is_page_source(&rel, true) || is_partial(&rel) || rel.contains("node_modules/") {
             continue;
         }
         let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
@@ -392,4 +398,4 @@ impl Generator for Docusaurus {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -152,7 +152,9 @@ fn components_are_reduced_to_what_readers_see() {
         "> **Caution: Watch out**\n>\n> Hot.\n"
     );
     assert_eq!(
-        mdx("<CardGrid stagger>\n\t<Card title=\"Fast\" icon=\"rocket\">\n\t\tVery.\n\t</Card>\n</CardGrid>\n"),
+        mdx(
+            "<CardGrid stagger>\n\t<Card title=\"Fast\" icon=\"rocket\">\n\t\tVery.\n\t</Card>\n</CardGrid>\n"
+        ),
         "**Fast**\n\nVery.\n"
     );
     assert_eq!(
@@ -160,7 +162,9 @@ fn components_are_reduced_to_what_readers_see() {
         "- [Guide](/guide/): Read it\n"
     );
     assert_eq!(
-        mdx("### Title <Badge text=\"New\" variant=\"tip\" />\n\nUse <Icon name=\"x\" /> and `<Badge text=\"kept\" />`.\n"),
+        mdx(
+            "### Title <Badge text=\"New\" variant=\"tip\" />\n\nUse <Icon name=\"x\" /> and `<Badge text=\"kept\" />`.\n"
+        ),
         "### Title New\n\nUse  and `<Badge text=\"kept\" />`.\n"
     );
     assert_eq!(
@@ -173,7 +177,9 @@ fn components_are_reduced_to_what_readers_see() {
     );
     // Unknown components keep their children; self-closing ones with nothing to show go.
     assert_eq!(
-        mdx("<Preview>\n<Fragment slot=\"x\">\n\nKept *text*.\n\n</Fragment>\n</Preview>\n<SidebarPreview config={[{ a: '}' }]} />\nEnd\n"),
+        mdx(
+            "<Preview>\n<Fragment slot=\"x\">\n\nKept *text*.\n\n</Fragment>\n</Preview>\n<SidebarPreview config={[{ a: '}' }]} />\nEnd\n"
+        ),
         "Kept *text*.\n\nEnd\n"
     );
     assert_eq!(
@@ -209,17 +215,43 @@ fn code_components_show_static_code() {
 fn partials_are_inlined_once_and_cycles_refused() {
     let t = tree(&[
         ("docs/page.mdx", ""),
-        ("docs/_part.mdx", "---\ntitle: x\n---\nimport Inner from '~/inner.mdx';\n\nPart with <Inner />.\n\n<Inner />\n"),
+        (
+            "docs/_part.mdx",
+            "---\ntitle: x\n---\nimport Inner from '~/inner.mdx';\n\nPart with <Inner />.\n\n<Inner />\n",
+        ),
         ("src/inner.mdx", "**inner**\n"),
-        ("docs/_loop.mdx", "import Loop from './_loop.mdx';\n\n<Loop />\n"),
+        (
+            "docs/_loop.mdx",
+            "import Loop from './_loop.mdx';\n\n<Loop />\n",
+        ),
     ]);
-    let (out, problems) = t.mdx("page.mdx", true, "import Part from './_part.mdx';\n\n<Part />\n");
+    let (out, problems) = t.mdx(
+        "page.mdx",
+        true,
+        "import Part from './_part.mdx';\n\n<Part />\n",
+    );
     assert!(problems.is_empty(), "{problems:?}");
     assert_eq!(out, "Part with .\n\n**inner**\n");
-    let (_, problems) = t.mdx("page.mdx", true, "import Loop from './_loop.mdx';\n\n<Loop />\n");
-    assert!(problems.iter().any(|p| p.error && p.message.contains("includes itself")));
-    let (_, problems) = t.mdx("page.mdx", true, "import Gone from './_gone.mdx';\n\n<Gone />\n");
-    assert!(problems.iter().any(|p| p.error && p.message.contains("does not exist")));
+    let (_, problems) = t.mdx(
+        "page.mdx",
+        true,
+        "import Loop from './_loop.mdx';\n\n<Loop />\n",
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.error && p.message.contains("includes itself"))
+    );
+    let (_, problems) = t.mdx(
+        "page.mdx",
+        true,
+        "import Gone from './_gone.mdx';\n\n<Gone />\n",
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.error && p.message.contains("does not exist"))
+    );
 }
 
 const CONFIG: &str = "const config = {\n  baseUrl: '/base/',\n  presets: [['classic', { docs: { path: '../docs', routeBasePath: 'guide', sidebarPath: './sidebars.ts', include: ['{api,usage}/**/*.{md,mdx}'], remarkPlugins: [[linkDocblocks, { extractorSettings: { basedir: resolve(__dirname, '../src') } }]] } }]],\n  // routeBasePath: 'old',\n}\n";
@@ -230,14 +262,29 @@ fn site() -> Tree {
     tree(&[
         ("website/docusaurus.config.ts", CONFIG),
         ("website/sidebars.ts", SIDEBARS),
-        ("docs/usage/intro.md", "---\nid: intro\nsidebar_label: Start\n---\n# Intro\n"),
-        ("docs/usage/02-other.md", "---\nid: second\nslug: /elsewhere\n---\n# Second\n"),
-        ("docs/api/b.mdx", "---\nsidebar_position: 1\n---\n# B\n\n[summary,remarks](docblock://lib.ts?token=Api.run)\n"),
-        ("docs/api/a.mdx", "# A\n\n- [summary](docblock://lib.ts?token=Missing)\n"),
+        (
+            "docs/usage/intro.md",
+            "---\nid: intro\nsidebar_label: Start\n---\n# Intro\n",
+        ),
+        (
+            "docs/usage/02-other.md",
+            "---\nid: second\nslug: /elsewhere\n---\n# Second\n",
+        ),
+        (
+            "docs/api/b.mdx",
+            "---\nsidebar_position: 1\n---\n# B\n\n[summary,remarks](docblock://lib.ts?token=Api.run)\n",
+        ),
+        (
+            "docs/api/a.mdx",
+            "# A\n\n- [summary](docblock://lib.ts?token=Missing)\n",
+        ),
         ("docs/api/_shared.mdx", "shared\n"),
         ("docs/api/draft.md", "---\ndraft: true\n---\n"),
         ("docs/notes/x.md", "# Not included\n"),
-        ("src/lib.ts", "export interface Api {\n  /**\n   * Runs it.\n   * @remarks\n   * Twice.\n   */\n  run(): void\n}\n"),
+        (
+            "src/lib.ts",
+            "export interface Api {\n  /**\n   * Runs it.\n   * @remarks\n   * Twice.\n   */\n  run(): void\n}\n",
+        ),
     ])
 }
 
@@ -265,7 +312,10 @@ fn config_decides_base_path_pages_and_nav() {
     );
     assert_eq!(d.role("api/_shared.mdx", None), Role::Skip(Skip::Partial));
     assert_eq!(d.role("_inc/x.md", None), Role::Skip(Skip::Partial));
-    assert!(matches!(d.role("notes/x.md", None), Role::Skip(Skip::Excluded(_))));
+    assert!(matches!(
+        d.role("notes/x.md", None),
+        Role::Skip(Skip::Excluded(_))
+    ));
     let draft: Map<String, Value> = serde_json::from_str(r#"{"draft": true}"#).unwrap();
     assert!(matches!(
         d.role("api/draft.md", Some(&draft)),
@@ -281,11 +331,17 @@ fn ids_and_slugs_are_urls() {
     let mut report = Report::new(false);
     let d = Docusaurus::load(&t.detection("website/docusaurus.config.ts"), &mut report);
     assert_eq!(
-        d.urls("api/otherExports.mdx", Some(&fm(r#"{"id": "other-exports"}"#))),
+        d.urls(
+            "api/otherExports.mdx",
+            Some(&fm(r#"{"id": "other-exports"}"#))
+        ),
         ["api/other-exports"]
     );
     assert_eq!(
-        d.urls("tutorials/overview.md", Some(&fm(r#"{"id": "tutorials-overview", "slug": "overview"}"#))),
+        d.urls(
+            "tutorials/overview.md",
+            Some(&fm(r#"{"id": "tutorials-overview", "slug": "overview"}"#))
+        ),
         ["tutorials/overview", "tutorials/tutorials-overview"]
     );
     assert_eq!(
@@ -311,14 +367,20 @@ fn docblock_links_become_the_comment_text() {
 #[test]
 fn markdown_format_detect_reads_md_as_commonmark() {
     let t = tree(&[
-        ("website/docusaurus.config.js", "module.exports = { markdown: { format: 'detect' } }\n"),
+        (
+            "website/docusaurus.config.js",
+            "module.exports = { markdown: { format: 'detect' } }\n",
+        ),
         ("docs/a.md", "import X from 'x'\n\n:::tip\nT\n:::\n"),
         ("docs/b.mdx", "import X from 'x'\n\nB\n"),
     ]);
     let mut report = Report::new(false);
     let d = Docusaurus::load(&t.detection("website/docusaurus.config.js"), &mut report);
     assert_eq!(d.settings.base_path, "/docs/");
-    assert_eq!(t.serve(&d, "a.md").0, "import X from 'x'\n\n> **Tip**\n>\n> T\n");
+    assert_eq!(
+        t.serve(&d, "a.md").0,
+        "import X from 'x'\n\n> **Tip**\n>\n> T\n"
+    );
     assert_eq!(t.serve(&d, "b.mdx").0, "B\n");
 }
 
@@ -339,7 +401,12 @@ fn dump() {
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
         .map(|e| SourceFile {
-            rel: e.path().strip_prefix(&docs).unwrap().to_string_lossy().into(),
+            rel: e
+                .path()
+                .strip_prefix(&docs)
+                .unwrap()
+                .to_string_lossy()
+                .into(),
             bytes: std::fs::read(e.path()).unwrap(),
         })
         .collect();
