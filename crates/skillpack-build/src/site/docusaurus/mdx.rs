@@ -32,6 +32,9 @@ pub(crate) struct Mdx<'o> {
     pub line_hook: Option<LineHook<'o>>,
 }
 
+/// How deep components and containers are read inside each other.
+const MAX_NESTING: usize = 32;
+
 /// What a file's ESM binds: imported names and static `export const`s.
 #[derive(Debug, Default)]
 struct Scope {
@@ -205,7 +208,7 @@ impl Mdx<'_> {
             // Imports are hoisted: a component may be used above its import line.
             collect_scope(&lines, &mut scope);
         }
-        self.render_in(text, first_line, &scope, cx)
+        self.render_in(text, first_line, &scope, 0, cx)
     }
 
     fn render_in(
@@ -213,8 +216,14 @@ impl Mdx<'_> {
         text: &str,
         first_line: usize,
         scope: &Scope,
+        depth: usize,
         cx: &mut RenderCx<'_>,
     ) -> String {
+        if depth > MAX_NESTING {
+            // Components nested this deep are not documentation: serve the text as is
+            // rather than recurse without bound.
+            return text.to_owned();
+        }
         let lines = split_lines(text);
         let mut out = Out {
             text: String::with_capacity(text.len()),
@@ -231,7 +240,7 @@ impl Mdx<'_> {
                 continue;
             }
             let bare = line.bare();
-            let trimmed = bare.trim_start();
+            let trimmed = bare.trim_start_matches([' ', '\t']);
             let indent = &bare[..bare.len() - trimmed.len()];
             // Indentation means nothing to MDX, except inside a list item, where the
             // rendering must stay indented to remain in the item.
@@ -262,7 +271,7 @@ impl Mdx<'_> {
                 let close = admonition_close(&lines, i);
                 let body: String = lines[i + 1..close].iter().map(|l| l.text).collect();
                 let body = strip_indent(&body, indent);
-                let rendered = self.render_in(&body, line_no + 1, scope, cx);
+                let rendered = self.render_in(&body, line_no + 1, scope, depth + 1, cx);
                 let quoted =
                     markup::blockquote(admonition.kind, admonition.title.as_deref(), &rendered);
                 out.rendered(&quoted, keep);
@@ -273,7 +282,7 @@ impl Mdx<'_> {
                 && starts_component(trimmed)
                 && let Some(element) = parse_element(text, &lines, line.start + indent.len())
             {
-                let rendered = self.element(&element, line_no, scope, cx);
+                let rendered = self.element(&element, line_no, scope, depth + 1, cx);
                 out.rendered(&rendered, keep);
                 let last = line_at(&lines, element.end.saturating_sub(1).max(line.start));
                 let rest = &text[element.end.min(lines[last].end())..lines[last].end()];
@@ -320,6 +329,7 @@ impl Mdx<'_> {
         element: &Element<'_>,
         line_no: usize,
         scope: &Scope,
+        depth: usize,
         cx: &mut RenderCx<'_>,
     ) -> String {
         let name = element.name.rsplit('.').next().unwrap_or(element.name);
@@ -328,7 +338,7 @@ impl Mdx<'_> {
             match element.children {
                 Some(children) => {
                     let children = normalize_children(children);
-                    self.render_in(&children, line_no + 1, scope, cx)
+                    self.render_in(&children, line_no + 1, scope, depth, cx)
                 }
                 None => String::new(),
             }

@@ -441,3 +441,30 @@ fn dump() {
     }
     println!("nav: {:#?}", site.settings().nav);
 }
+
+#[test]
+fn broken_mdx_never_panics_and_keeps_its_text() {
+    let nested = "<A>\n".repeat(200) + "deep\n" + &"</A>\n".repeat(200);
+    let inputs = [
+        "<Tabs\n",
+        "<Tabs>\nnever closed\n",
+        "<Card title=\"x\n",
+        "<A b={ unclosed\n",
+        "{/* never closed\n",
+        "import {\n",
+        "export const x = `unterminated\n\ntext\n",
+        ":::\n",
+        ":::note[unclosed title\nx\n",
+        "\u{3000}:::note\n\u{3000}x\n:::\n",
+        "- a\n  <Tabs>\n\u{3001}<TabItem label=\"é\">ü</TabItem>\n  </Tabs>\n",
+        "`<Tabs>` and ``</Tabs>`` in code\n",
+        "<td style={{ a: '}' }}>{'x'}{\"y\"}{z}</td>\n",
+        nested.as_str(),
+    ];
+    for input in inputs {
+        let out = mdx(input);
+        assert!(out.len() <= input.len() * 4 + 64, "{input:?} → {out:?}");
+    }
+    assert_eq!(mdx("<Tabs>\nnever closed\n"), "<Tabs>\nnever closed\n");
+    assert!(mdx(&nested).contains("deep"));
+}
