@@ -15,7 +15,8 @@
 //! `<LinkCard>` as a link, `<Badge text>` as its text, `<Code code={x}>` as a fenced block
 //! when `x` is static or a `?raw` import, imported partials inlined); see
 //! [`super::docusaurus::mdx`]. A page's title is its front matter `title` (Starlight pages
-//! have no H1).
+//! have no H1); a splash page's `hero` tagline and action links are shown above its
+//! content, as on the site.
 //!
 //! Skips files whose name starts with `_` (the collection's loader ignores them: partials),
 //! `draft: true` pages (left out of production builds) and `404.md`, Starlight's not-found
@@ -312,6 +313,34 @@ fn page_role(rel: &str, frontmatter: Option<&Map<String, Value>>) -> Role {
     Role::Page
 }
 
+/// A splash page's `hero` (its tagline and call-to-action links), which Starlight shows
+/// above the content: the text readers see first.
+fn hero(frontmatter: Option<&Map<String, Value>>) -> Option<String> {
+    let hero = frontmatter?.get("hero")?.as_object()?;
+    let text = |key: &str| {
+        hero.get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    };
+    let mut out = String::new();
+    if let Some(title) = text("title") {
+        out.push_str(&format!("**{title}**\n\n"));
+    }
+    if let Some(tagline) = text("tagline") {
+        out.push_str(tagline);
+        out.push_str("\n\n");
+    }
+    let actions = hero.get("actions").and_then(Value::as_array);
+    for action in actions.into_iter().flatten() {
+        let field = |key: &str| action.get(key).and_then(Value::as_str).unwrap_or("").trim();
+        if !field("text").is_empty() && !field("link").is_empty() {
+            out.push_str(&format!("- [{}]({})\n", field("text"), field("link")));
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 impl Generator for Starlight {
     fn flavor(&self) -> Flavor {
         Flavor::Starlight
@@ -331,7 +360,11 @@ impl Generator for Starlight {
             aliases: &self.aliases,
             line_hook: None,
         };
-        mdx.render(page.body(), page.line_of_body_offset(0), cx)
+        let body = mdx.render(page.body(), page.line_of_body_offset(0), cx);
+        match hero(page.frontmatter) {
+            Some(hero) => format!("{hero}\n{}", body.trim_start_matches(['\n', '\r'])),
+            None => body,
+        }
     }
 
     fn urls(&self, rel: &str, frontmatter: Option<&Map<String, Value>>) -> Vec<String> {
@@ -418,6 +451,10 @@ export default defineConfig({
             (
                 "docs/404.md",
                 "---\ntitle: Not found\ntemplate: splash\n---\n",
+            ),
+            (
+                "docs/index.mdx",
+                "---\ntitle: Home\ntemplate: splash\nhero:\n  title: Shine\n  tagline: Docs that delight.\n  actions:\n    - text: Get started\n      link: /start/\n    - text: GitHub\n      link: https://github.com/x\n---\n\nimport { Card } from '@astrojs/starlight/components';\n\n<Card title=\"Fast\">Very.</Card>\n",
             ),
             ("docs/_partial.mdx", "x\n"),
             ("src/parts/part.mdx", "Shared **part**.\n"),
@@ -527,6 +564,11 @@ export default defineConfig({
         let (out, problems) = t.serve(&s, "start.mdx");
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(out, "Shared **part**.\n");
+        let (out, _) = t.serve(&s, "index.mdx");
+        assert_eq!(
+            out,
+            "**Shine**\n\nDocs that delight.\n\n- [Get started](/start/)\n- [GitHub](https://github.com/x)\n\n**Fast**\n\nVery.\n"
+        );
         let (out, _) = t.serve(&s, "env.md");
         assert_eq!(
             out,
