@@ -1322,17 +1322,28 @@ fn comment_end<'t>(text: &'t str, lines: &[SrcLine<'_>], at: usize) -> Option<(u
     Some((last, &text[close..lines[last].end()]))
 }
 
-/// A line without its `{/* … */}` comments.
+/// A line without its `{/* … */}` comments (code spans left alone).
 fn strip_inline_comments(line: &str) -> String {
+    let bytes = line.as_bytes();
     let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    while let Some(open) = rest.find("{/*") {
-        let Some(close) = rest[open..].find("*/}") else {
-            break;
-        };
-        out.push_str(&rest[..open]);
-        rest = &rest[open + close + 3..];
+    let mut copied = 0;
+    let mut pos = 0;
+    while pos < bytes.len() {
+        if bytes[pos] == b'`' {
+            pos = skip_code_span(bytes, pos, bytes.len());
+            continue;
+        }
+        if bytes[pos..].starts_with(b"{/*") {
+            let Some(close) = line[pos..].find("*/}") else {
+                break;
+            };
+            out.push_str(&line[copied..pos]);
+            pos += close + 3;
+            copied = pos;
+            continue;
+        }
+        pos += 1;
     }
-    out.push_str(rest);
+    out.push_str(&line[copied..]);
     out
 }

@@ -128,6 +128,10 @@ fn admonitions_become_labelled_blockquotes() {
 fn esm_and_comments_are_dropped() {
     let body = "import Tabs from '@theme/Tabs';\nimport {\n  A,\n  B as C,\n} from './x';\n\nexport const meta = {\n  a: 1,\n\n  b: `x\n\ny`,\n};\n\nText {/* note */} here.\n\n{/* a\nlong comment */}\n\nEnd.\n";
     assert_eq!(mdx(body), "Text  here.\n\nEnd.\n");
+    assert_eq!(
+        mdx("Write `{/* kept */}`, not {/* gone */}this.\n"),
+        "Write `{/* kept */}`, not this.\n"
+    );
 }
 
 #[test]
