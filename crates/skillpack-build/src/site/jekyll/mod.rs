@@ -25,6 +25,7 @@
 //! config's `exclude`.
 
 pub mod liquid;
+mod tables;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -706,7 +707,7 @@ impl Generator for Jekyll {
             let mut host = SiteHost { jekyll: self, cx };
             liquid::render(body, &mut scope, &mut host)
         };
-        kramdown(&rendered)
+        kramdown(&tables::generated_to_markdown(&rendered, body))
     }
 
     fn heading_id(&self, text: &str) -> String {
@@ -789,7 +790,13 @@ impl Host for SiteHost<'_, '_, '_> {
             Ok(text) => {
                 let mut frame = Map::new();
                 frame.insert("include".into(), Value::Object(params));
-                scope.with_frame(frame, |scope| liquid::render(&text, scope, self))
+                let out = scope.with_frame(frame, |scope| liquid::render(&text, scope, self));
+                // A one-line include (a badge) is used inside a line: its file's final
+                // line break would split that line.
+                match out.strip_suffix('\n') {
+                    Some(line) if !line.contains('\n') => line.to_owned(),
+                    _ => out,
+                }
             }
             Err(error) => {
                 self.cx.include_error(None, error);
@@ -1176,7 +1183,7 @@ exclude:
             ),
             (
                 "_includes/badge.html",
-                "<span class=\"badge\">{{ include.version }}</span>",
+                "<span class=\"badge\">{{ include.version }}</span>\n",
             ),
             (
                 "_includes/table.html",
@@ -1186,7 +1193,7 @@ exclude:
         ]);
         assert_eq!(
             body(&t, "a.md"),
-            "## New<span class=\"badge\">4.0</span> {#new}\n\n<table>\n<tr><td>site</td></tr>\n<tr><td>page</td></tr>\n</table>\n\n"
+            "## New<span class=\"badge\">4.0</span> {#new}\n\n\n| site |\n| --- |\n| page |\n\n\n"
         );
         let (_, problems) = tree(&[("a.md", "---\n---\n{% include nope.html %}\n")]).render("a.md");
         assert!(problems[0].error && problems[0].message.contains("does not exist"));
