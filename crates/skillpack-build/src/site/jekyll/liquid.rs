@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 /// Deepest nesting of blocks and includes followed.
 const MAX_DEPTH: usize = 24;
 /// Most loop iterations in one page: a bound on what data can expand to.
-const MAX_ITERATIONS: usize = 100_000;
+const MAX_ITERATIONS: usize = 20_000;
 
 /// What the page's site provides: includes and URLs of other files.
 pub trait Host {
@@ -366,6 +366,15 @@ const BLOCKS: &[&str] = &[
 
 /// Nodes up to one of `stops` (left at `pos`).
 fn parse<'s>(tokens: &[Token<'s>], pos: &mut usize, stops: &[&str]) -> Vec<Node<'s>> {
+    parse_nested(tokens, pos, stops, 0)
+}
+
+fn parse_nested<'s>(
+    tokens: &[Token<'s>],
+    pos: &mut usize,
+    stops: &[&str],
+    depth: usize,
+) -> Vec<Node<'s>> {
     let mut nodes = Vec::new();
     while *pos < tokens.len() {
         match tokens[*pos] {
@@ -382,14 +391,27 @@ fn parse<'s>(tokens: &[Token<'s>], pos: &mut usize, stops: &[&str]) -> Vec<Node<
                     return nodes;
                 }
                 *pos += 1;
-                nodes.push(parse_tag(tokens, pos, name, args));
+                nodes.push(parse_tag(tokens, pos, name, args, depth + 1));
             }
         }
     }
     nodes
 }
 
-fn parse_tag<'s>(tokens: &[Token<'s>], pos: &mut usize, name: &'s str, args: &'s str) -> Node<'s> {
+fn parse_tag<'s>(
+    tokens: &[Token<'s>],
+    pos: &mut usize,
+    name: &'s str,
+    args: &'s str,
+    depth: usize,
+) -> Node<'s> {
+    // Blocks nested deeper than any template needs print their tags as nothing.
+    if depth > MAX_DEPTH * 4 {
+        return Node::Tag { name, args };
+    }
+    let parse = |tokens: &[Token<'s>], pos: &mut usize, stops: &[&str]| {
+        parse_nested(tokens, pos, stops, depth)
+    };
     match name {
         "if" | "unless" => {
             let end = if name == "if" { "endif" } else { "endunless" };
@@ -761,7 +783,7 @@ fn split_outside_quotes<'e>(expr: &'e str, seps: &[&str]) -> Vec<&'e str> {
                 '"' | '\'' => quote = Some(c),
                 '[' | '(' => depth += 1,
                 ']' | ')' => depth -= 1,
-                _ if depth == 0 => {
+                _ if depth == 0 && expr.is_char_boundary(i) => {
                     if let Some(sep) = seps.iter().find(|s| expr[i..].starts_with(**s)) {
                         parts.push(expr[start..i].trim());
                         i += sep.len();
@@ -812,7 +834,11 @@ fn value_of(term: &str, scope: &Scope) -> Value {
 
 fn unquote(term: &str) -> Option<&str> {
     for q in ['"', '\''] {
-        if term.len() >= 2 && term.starts_with(q) && term.ends_with(q) {
+        if term.len() >= 2
+            && term.starts_with(q)
+            && term.ends_with(q)
+            && !term[1..term.len() - 1].contains(q)
+        {
             return Some(&term[1..term.len() - 1]);
         }
     }
@@ -1270,6 +1296,20 @@ mod tests {
             run("{% seo %}{% render_time %}body{% endrender_time %}"),
             "body"
         );
+    }
+
+    #[test]
+    fn odd_input_does_not_panic() {
+        assert_eq!(run("{{ 'héllo|wörld' | upcase }}"), "HÉLLO|WÖRLD");
+        assert_eq!(run("{{ 'ü' == 'ü' }}{% if 'ä' == 'ä' %}y{% endif %}"), "y");
+        let deep = format!(
+            "{}x{}",
+            "{% if true %}".repeat(5000),
+            "{% endif %}".repeat(5000)
+        );
+        assert!(run(&deep).contains('x'));
+        assert_eq!(run("{{ unclosed"), "{{ unclosed");
+        assert_eq!(run("{% for i in (1..999999999) %}{% endfor %}done"), "done");
     }
 
     #[test]

@@ -1099,6 +1099,29 @@ exclude:
     }
 
     #[test]
+    fn a_broken_config_is_a_warning_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("_config.yml");
+        std::fs::write(&config, "exclude: [unclosed\n").unwrap();
+        let detection = Detection {
+            flavor: Flavor::Jekyll,
+            why: String::new(),
+            docs: dir.path().to_path_buf(),
+            project: dir.path().to_path_buf(),
+            config: Some(config),
+            boundary: dir.path().to_path_buf(),
+        };
+        let mut report = Report::new(false);
+        let jekyll = Jekyll::load(&detection, &mut report);
+        assert_eq!(jekyll.settings.base_path, "/");
+        let shown = format!("{report:?}");
+        assert!(
+            shown.contains("_config.yml") && shown.contains("cannot read the Jekyll config"),
+            "{shown}"
+        );
+    }
+
+    #[test]
     fn kramdown_ids() {
         assert_eq!(
             kramdown_id("Front Matter Defaults"),

@@ -15,6 +15,9 @@
 //! - `::: code-group` → one labelled block per fence (`` ```sh [npm] `` → **npm**);
 //! - `<<< ./file.ext#region{…} [label]` snippet imports (`@/` is the docs root) → fenced
 //!   code with the file or its `#region name` … `#endregion` part, dedented;
+//! - `<!--@include: ./part.md-->` (with `{3,10}` lines or `#region`) → the file's text,
+//!   its frontmatter left out, rendered in place (inside a code block: inserted as is, as
+//!   VitePress does); `::: v-pre` / `::: raw` → their content;
 //! - `<script>` / `<style>` blocks (hoisted into the page's Vue component) dropped;
 //! - HTML blocks holding Vue components or template syntax reduced to their text (a
 //!   one-line component with an `href` becomes a link); blocks rendered from data with
@@ -236,6 +239,24 @@ fn render_markdown(text: &str, page: &Page<'_>, cx: &mut RenderCx<'_>, depth: us
     while i < lines.len() {
         let (offset, line) = lines[i];
         let line_no = Some(page.line_of_body_offset(offset_in_body(page, text, offset)));
+        // VitePress expands these before parsing markdown, inside code blocks too.
+        if let Some(include) = MarkdownInclude::parse(line.bare().trim()) {
+            let in_code = line.in_code;
+            if let Some(text) = include.expand(cx, line_no, |cx, text| {
+                if in_code || depth > 16 {
+                    text
+                } else {
+                    render_markdown(&text, page, cx, depth + 1)
+                }
+            }) {
+                out.push_str(&text);
+                if !text.ends_with('\n') && line.text.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            i += 1;
+            continue;
+        }
         if line.in_code {
             if line
                 .opens
@@ -411,6 +432,10 @@ fn container_end(lines: &[(usize, Line<'_>)], open: usize, colons: usize) -> usi
 }
 
 fn container(kind: &str, title: Option<&str>, body: &str) -> String {
+    // `::: v-pre` and `::: raw` only keep Vue and VitePress styles off their content.
+    if kind == "v-pre" || kind == "raw" {
+        return body.to_owned();
+    }
     let label = match kind {
         "tip" | "warning" | "danger" | "info" | "details" | "note" | "important" | "caution" => {
             kind
@@ -531,6 +556,86 @@ fn twoslash_fence(fence: &[(usize, Line<'_>)]) -> String {
         out.push_str(close);
     }
     out
+}
+
+/// `<!--@include: ./part.md-->`, with `{3,10}` lines or a `#region`.
+#[derive(Debug, PartialEq, Eq)]
+struct MarkdownInclude<'t> {
+    path: &'t str,
+    region: Option<&'t str>,
+    lines: Option<(Option<usize>, Option<usize>)>,
+}
+
+impl<'t> MarkdownInclude<'t> {
+    fn parse(trimmed: &'t str) -> Option<MarkdownInclude<'t>> {
+        let inner = trimmed.strip_prefix("<!--")?.strip_suffix("-->")?.trim();
+        let spec = inner.strip_prefix("@include:")?.trim();
+        let (spec, lines) = match spec.rfind('{') {
+            Some(open) if spec.ends_with('}') => {
+                let (a, b) = spec[open + 1..spec.len() - 1]
+                    .split_once(',')
+                    .unwrap_or(("", ""));
+                (
+                    &spec[..open],
+                    Some((a.trim().parse().ok(), b.trim().parse().ok())),
+                )
+            }
+            _ => (spec, None),
+        };
+        let (path, region) = match spec.split_once('#') {
+            Some((path, region)) => (path, Some(region).filter(|r| !r.is_empty())),
+            None => (spec, None),
+        };
+        (!path.is_empty()).then_some(MarkdownInclude {
+            path,
+            region,
+            lines,
+        })
+    }
+
+    /// The part of the file it names, passed through `expand` while the file is on the
+    /// include stack; `None` after reporting what is missing.
+    fn expand<'a>(
+        &self,
+        cx: &mut RenderCx<'a>,
+        line: Option<usize>,
+        expand: impl FnOnce(&mut RenderCx<'a>, String) -> String,
+    ) -> Option<String> {
+        let path = match self.path.strip_prefix("@/") {
+            Some(rest) => Sources::join(cx.sources.docs_dir(), rest),
+            None => Sources::join(&cx.current_dir(), self.path),
+        };
+        let mut missing_region = false;
+        let out = cx.include(line, path.clone(), |cx, text| {
+            let body = &text[crate::compile::frontmatter::body_offset(&text)..];
+            let part = match self.region {
+                Some(name) => match region(body, name) {
+                    Some(part) => part,
+                    None => {
+                        missing_region = true;
+                        return String::new();
+                    }
+                },
+                None => body.to_owned(),
+            };
+            let part = match self.lines {
+                Some((first, last)) => super::include::line_range(&part, first, last),
+                None => part,
+            };
+            expand(cx, part)
+        })?;
+        if missing_region {
+            cx.include_error(
+                line,
+                super::include::IncludeError::NoAnchor {
+                    path: cx.sources.shown(&path),
+                    anchor: self.region.unwrap_or_default().to_owned(),
+                },
+            );
+            return None;
+        }
+        Some(out)
+    }
 }
 
 /// `<<< path#region{meta} [label]`.
@@ -988,6 +1093,33 @@ mod tests {
             out,
             "Intro\n\n   **.github/deploy.yml**\n\n   ```yaml\n   name: x\n   on: push\n   ```\n\n```yaml\nk: v\n```\n"
         );
+    }
+
+    #[test]
+    fn markdown_includes_are_expanded() {
+        let part = "---\ntitle: Part\n---\n# Part\n\n::: tip\nshared\n:::\n<!-- #region two -->\nsecond\n<!-- #endregion two -->\n";
+        let page = "Intro\n\n<!--@include: ./parts/p.md-->\n\n<!--@include: @/parts/p.md#two-->\n\n```md\n<!--@include: ./parts/p.md{1,1}-->\n```\n";
+        let (out, problems) = render_with(
+            &[
+                ("guide/page.md", page),
+                ("guide/parts/p.md", part),
+                ("parts/p.md", part),
+            ],
+            "guide/page.md",
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            out,
+            "Intro\n\n# Part\n\n> **Tip**\n>\n> shared\n<!-- #region two -->\nsecond\n<!-- #endregion two -->\n\nsecond\n\n```md\n# Part\n```\n"
+        );
+        let (_, problems) = render_with(&[("p.md", "<!--@include: ./p.md-->\n")], "p.md");
+        assert!(problems[0].message.contains("includes itself"));
+        let (_, problems) = render_with(
+            &[("p.md", "<!--@include: ./q.md#nope-->\n"), ("q.md", "x\n")],
+            "p.md",
+        );
+        assert!(problems[0].message.contains("anchor `nope`"));
+        assert_eq!(render("::: v-pre\n{{ raw }}\n:::\n"), "{{ raw }}\n");
     }
 
     #[test]
