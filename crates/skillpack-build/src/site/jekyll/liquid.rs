@@ -285,12 +285,16 @@ fn trim_line_end(text: &str) -> &str {
 }
 
 fn find_open(text: &str) -> Option<usize> {
-    let a = text.find("{{");
-    let b = text.find("{%");
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = text[from..].find('{') {
+        let at = from + i;
+        if matches!(bytes.get(at + 1), Some(b'{' | b'%')) {
+            return Some(at);
+        }
+        from = at + 1;
     }
+    None
 }
 
 fn push_text<'s>(tokens: &mut Vec<Token<'s>>, text: &'s str, trim_start: bool, trim_end: bool) {
@@ -519,8 +523,10 @@ fn parse_tag<'s>(
 }
 
 fn has_end(tokens: &[Token<'_>], from: usize, name: &str) -> bool {
+    // A plugin's block ends within a page's worth of tags; looking further is quadratic.
     tokens[from..]
         .iter()
+        .take(10_000)
         .any(|t| matches!(t, Token::Tag { name: n, .. } if n.strip_prefix("end") == Some(name)))
 }
 
