@@ -143,6 +143,8 @@ pub struct ConfigValues {
     pub rewrites: Vec<(String, String)>,
     /// Sidebar `link`s in order, each with its `text` when that is a literal.
     pub sidebar: Vec<(String, Option<String>)>,
+    /// `locales` keys (`root`, `fr`), each with its literal `lang`.
+    pub locales: Vec<(String, Option<String>)>,
 }
 
 impl ConfigValues {
@@ -164,6 +166,7 @@ impl ConfigValues {
                 "srcExclude" => values.src_exclude.extend(string_array(value)),
                 "rewrites" => values.rewrites.extend(string_pairs(value)),
                 "sidebar" => values.sidebar.extend(sidebar_links(value)),
+                "locales" if values.locales.is_empty() => values.locales = object_entries(value),
                 _ => {}
             }
         }
@@ -197,6 +200,35 @@ fn bracketed(tokens: &[Token]) -> &[Token] {
         }
     }
     tokens
+}
+
+/// The keys of the object literal at the start of `tokens` (identifiers or strings), each
+/// with the literal `lang` of its value.
+fn object_entries(tokens: &[Token]) -> Vec<(String, Option<String>)> {
+    let span = bracketed(tokens);
+    let mut entries: Vec<(String, Option<String>)> = Vec::new();
+    let mut depth = 0usize;
+    for (j, token) in span.iter().enumerate() {
+        match token {
+            Token::Punct('{' | '[' | '(') => depth += 1,
+            Token::Punct('}' | ']' | ')') => depth = depth.saturating_sub(1),
+            Token::Ident(key) | Token::Str(Some(key))
+                if span.get(j + 1) == Some(&Token::Punct(':')) && is_key_position(span, j) =>
+            {
+                if depth == 1 {
+                    entries.push((key.clone(), None));
+                } else if depth == 2
+                    && key == "lang"
+                    && let (Some(entry), Some(Token::Str(Some(lang)))) =
+                        (entries.last_mut(), span.get(j + 2))
+                {
+                    entry.1 = Some(lang.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    entries
 }
 
 fn string_array(tokens: &[Token]) -> Vec<String> {

@@ -4,8 +4,10 @@
 //! and cannot be run, so its few literal values are read by scanning its tokens (strings,
 //! comments and regex literals skipped properly): `base` (the base path), `srcExclude`
 //! (excludes), `rewrites` (extra URLs for the rewritten pages: literal keys and `:param`
-//! segments), and the `themeConfig.sidebar` `{ text, link }` items (nav order and labels;
-//! links are URL paths, mapped to the files that publish them). Values computed at build
+//! segments), the `themeConfig.sidebar` `{ text, link }` items (nav order and labels;
+//! links are URL paths, mapped to the files that publish them), and the `locales` keys
+//! that are folders of the docs root (translations: served as `SKILLPACK_DOCS_LOCALE`
+//! says; a locale that links to another site has no folder and changes nothing). Values computed at build
 //! time (template literals with `${…}`, function calls) are left out.
 //!
 //! **Serves** every `.md` file under the docs root (VitePress's `srcDir`), rendered as its
@@ -69,6 +71,21 @@ impl VitePress {
                     settings.excludes = values.src_exclude;
                     rewrites = values.rewrites;
                     settings.nav = nav_from_links(&detection.docs, &values.sidebar);
+                    // A locale is a folder of translated pages; one that is only a link
+                    // to another site has no folder here.
+                    settings.locale_dirs = values
+                        .locales
+                        .iter()
+                        .map(|(key, _)| key.clone())
+                        .filter(|key| key != "root" && detection.docs.join(key).is_dir())
+                        .collect();
+                    if !settings.locale_dirs.is_empty() {
+                        let root = values.locales.iter().find(|(key, _)| key == "root");
+                        settings.default_locale = Some(
+                            root.and_then(|(_, lang)| lang.clone())
+                                .unwrap_or_else(|| "root".into()),
+                        );
+                    }
                 }
                 Err(error) => report.warning(
                     shown_config(detection, config),
@@ -1208,6 +1225,11 @@ const v = `x${1}`
 // base: '/commented/'
 export default defineConfig({
   base: '/docs/',
+  locales: {
+    root: { label: 'English', lang: 'en-US' },
+    fr: { label: 'Français', lang: 'fr', themeConfig: { nav: [{ text: 'x', link: '/fr/' }] } },
+    'zh': { label: '简体中文', link: 'https://cn.vite.dev' },
+  },
   srcExclude: ['**/README.md', "drafts/**"],
   rewrites: { 'packages/:pkg/src/index.md': ':pkg/index.md' },
   transformHead(ctx) { const p = ctx.page.replace(/(^|\/)index\.md$/, '$1') },
@@ -1225,6 +1247,14 @@ export default defineConfig({
 })
 "#;
         let values = ConfigValues::scan(src);
+        assert_eq!(
+            values.locales,
+            [
+                ("root".to_owned(), Some("en-US".to_owned())),
+                ("fr".to_owned(), Some("fr".to_owned())),
+                ("zh".to_owned(), None)
+            ]
+        );
         assert_eq!(values.base.as_deref(), Some("/docs/"));
         assert_eq!(values.src_exclude, ["**/README.md", "drafts/**"]);
         assert_eq!(
