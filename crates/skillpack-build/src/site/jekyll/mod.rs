@@ -1,19 +1,27 @@
 //! Jekyll.
 //!
 //! **Reads** `_config.yml` (or `.yaml`) at the site source: `baseurl` (the base path),
-//! `exclude` (excludes; Jekyll's own `node_modules`/`vendor` too), `include`, `collections`
-//! (which are published, at which `permalink`), `permalink` (posts), `defaults` (front
-//! matter by path and type: `permalink`, `published`), `show_drafts`, and every scalar as a
-//! site variable (`site.repository`). `_data/**/*.{yml,yaml,json}` becomes `site.data`;
-//! `_data/docs_nav.yml` (sections of `docs:` links or names) gives the nav order.
+//! `exclude` (excludes; Jekyll's own `node_modules`/`vendor`/`Gemfile` too), `include`,
+//! `collections` and `collections_dir` (which are published, at which `permalink`),
+//! `permalink` (posts), `defaults` (front matter by path and type: `permalink`,
+//! `published`), `show_drafts`, `includes_dir`, `data_dir`, and every scalar as a site
+//! variable (`site.repository`). `_data/**/*.{yml,yaml,json}` becomes `site.data`;
+//! `_data/docs_nav.yml` (sections of `docs:` entries, `link:` URLs or names under
+//! `_docs/`) gives the nav order.
 //!
 //! **Serves** pages (`.md`/`.markdown` outside `_` folders), posts (`_posts/YYYY-MM-DD-
-//! title.*`) and the documents of collections with `output: true`, each at the URL its
-//! `permalink` (or the collection's pattern, `/:collection/:path/`, `/news/:year/…`) and
-//! `redirect_from` give, so links by URL resolve. Each is rendered as Jekyll does, Liquid
-//! first ([`liquid`]: `{{ site.x }}`, `relative_url`, `{% link %}`, `{% post_url %}`,
-//! `{% raw %}`, loops over `site.data`, `{% include %}` of `_includes/` expanded as
-//! Liquid, `{% highlight %}` as a fenced block), then kramdown's block syntax: an
+//! title.*`) and the documents of collections with `output: true`, each also at the URL
+//! its `permalink` (or its collection's pattern: `/:collection/:path/`,
+//! `/news/:year/:month/:day/:title/`) and `redirect_from` give, so links by URL resolve.
+//! A post without `title:` is titled from its file name, as Jekyll does. Each page is
+//! rendered as Jekyll renders it, Liquid first ([`liquid`], over the whole text, code
+//! included, unless `render_with_liquid: false`): `{{ site.x }}` / `{{ page.x }}`,
+//! `relative_url`/`absolute_url`, `{% link %}` and `{% post_url %}` as URLs, `{% raw %}`
+//! as its text, loops and conditions over `site.data`, `{% include %}` of `_includes/`
+//! rendered as Liquid with its parameters, `{% highlight %}` as a fenced block;
+//! `jekyll.environment` is `production`, as for a published site. HTML tables the Liquid
+//! step built (an options table from `_data`) become markdown tables (`tables.rs`); tables
+//! written by hand stay as written. Then kramdown's block syntax (`kramdown.rs`): an
 //! attribute list `{: .note}` / `{: .note .warning}` before or after a paragraph makes it
 //! a labelled blockquote, `{: #id}` after a heading becomes its `{#id}`, other attribute
 //! lists, `{::options /}`, `{::comment}` and the `* TOC` / `{:toc}` list are removed.
@@ -21,8 +29,8 @@
 //!
 //! **Skips**: `_includes/` (partials), `_drafts/` and `published: false` (unpublished),
 //! collections without `output: true`, files in `_posts` without a date in their name,
-//! `_data`, `_layouts`, `_sass`, `_site` and other `_` folders (site files), and the
-//! config's `exclude`.
+//! other `_`-prefixed names (partials `include_relative` may read), `_data`, `_layouts`,
+//! `_sass`, `_site` and other `_` folders (site files), and the config's `exclude`.
 
 mod kramdown;
 pub mod liquid;
