@@ -9,7 +9,8 @@ use skillpack_build::Bake;
 
 const USAGE: &str = "\
 Usage: skillpack-check [--skills DIR] [--docs DIR] [--strict] [--name NAME] [--chunk-bytes N]
-                       [--flavor NAME] [--exclude GLOB]... [--locale LOCALE] [--site] [--root DIR]
+                       [--flavor NAME] [--exclude GLOB]... [--locale LOCALE] [--site] [--dump DIR]
+                       [--root DIR]
 
 Compile the skills and docs folders as `cargo build` would and print every problem as
 `path[:line]: severity: what — how to fix`. Exits 1 if the content does not compile (with
@@ -28,13 +29,15 @@ Compile the skills and docs folders as `cargo build` would and print every probl
   --site             also print how the docs tree was read: pages, files that are not pages
                      and why, warnings by kind, and every line of generator markup or
                      include directive left in served text (outside code)
+  --dump DIR         write every doc's served text to DIR/<path> (what agents read), into a
+                     folder that is new or empty
   --root DIR         folder relative paths start from (default: the current folder;
                      a build uses the package root)
 ";
 
 fn main() -> ExitCode {
     match parse() {
-        Ok(Some((bake, root, site))) => check(&bake, &root, site),
+        Ok(Some((bake, root, show))) => check(&bake, &root, show),
         Ok(None) => {
             print!("{USAGE}");
             ExitCode::SUCCESS
@@ -52,11 +55,18 @@ type Flags = Vec<(&'static str, String)>;
 /// Flags become settings given "in code", which the environment would override in a build;
 /// here the command line is the more explicit of the two, so flags are applied as the
 /// environment's values instead (see `check`).
-fn parse() -> Result<Option<(Flags, PathBuf, bool)>, lexopt::Error> {
+/// What to show beyond the diagnostics.
+#[derive(Default)]
+struct Show {
+    site: bool,
+    dump: Option<PathBuf>,
+}
+
+fn parse() -> Result<Option<(Flags, PathBuf, Show)>, lexopt::Error> {
     use lexopt::prelude::*;
     let mut flags = Vec::new();
     let mut excludes: Vec<String> = Vec::new();
-    let mut site = false;
+    let mut show = Show::default();
     let mut root = PathBuf::from(".");
     let mut parser = lexopt::Parser::from_env();
     while let Some(arg) = parser.next()? {
@@ -69,7 +79,8 @@ fn parse() -> Result<Option<(Flags, PathBuf, bool)>, lexopt::Error> {
             Long("flavor") => flags.push(("SKILLPACK_DOCS_FLAVOR", parser.value()?.string()?)),
             Long("locale") => flags.push(("SKILLPACK_DOCS_LOCALE", parser.value()?.string()?)),
             Long("exclude") => excludes.push(parser.value()?.string()?),
-            Long("site") => site = true,
+            Long("site") => show.site = true,
+            Long("dump") => show.dump = Some(parser.value()?.into()),
             Long("root") => root = parser.value()?.into(),
             Short('h') | Long("help") => return Ok(None),
             _ => return Err(arg.unexpected()),
@@ -78,10 +89,10 @@ fn parse() -> Result<Option<(Flags, PathBuf, bool)>, lexopt::Error> {
     if !excludes.is_empty() {
         flags.push(("SKILLPACK_DOCS_EXCLUDE", excludes.join("\n")));
     }
-    Ok(Some((flags, root, site)))
+    Ok(Some((flags, root, show)))
 }
 
-fn check(flags: &[(&'static str, String)], root: &std::path::Path, site: bool) -> ExitCode {
+fn check(flags: &[(&'static str, String)], root: &std::path::Path, show: Show) -> ExitCode {
     let env = |key: &str| {
         flags
             .iter()
@@ -99,8 +110,14 @@ fn check(flags: &[(&'static str, String)], root: &std::path::Path, site: bool) -
         Ok((config, output)) => {
             let warnings = &output.report;
             let _ = skillpack_build::print_report(warnings, &mut stdout);
-            if site {
+            if show.site {
                 let _ = print_site(&output, &mut stdout);
+            }
+            if let Some(dir) = &show.dump
+                && let Err(error) = dump(&output, dir)
+            {
+                eprintln!("skillpack-check: cannot write the served docs to {}: {error}", dir.display());
+                return ExitCode::FAILURE;
             }
             eprintln!("skillpack-check: docs: {}", output.site.summary());
             eprintln!(
@@ -204,4 +221,26 @@ fn warning_kind(message: &str) -> &'static str {
     } else {
         "other"
     }
+}
+
+/// `--dump DIR`: every doc's served text at `DIR/<path>`.
+fn dump(output: &skillpack_build::compile::Output, dir: &std::path::Path) -> std::io::Result<()> {
+    if dir.exists() && std::fs::read_dir(dir)?.next().is_some() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "the folder is not empty; name a new or empty folder",
+        ));
+    }
+    for document in &output.catalog.documents {
+        if document.kind != skillpack_build::model::DocKind::Doc {
+            continue;
+        }
+        let path = dir.join(&document.path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, output.read(document.content)?)?;
+    }
+    eprintln!("skillpack-check: wrote the served docs to {}", dir.display());
+    Ok(())
 }
