@@ -1,0 +1,844 @@
+//! Material for MkDocs' markdown extensions as plain markdown.
+//!
+//! Block constructs (admonitions, collapsible details, content tabs) own the lines
+//! indented 4 spaces under them; their bodies are dedented and rendered again, so that
+//! tabs in admonitions and admonitions in list items come out right. Everything else is
+//! rewritten line by line, only where a line holds markup: icons, attribute lists,
+//! `markdown` div wrappers, shortcodes, fence attributes.
+
+use super::super::markup::{self, Line};
+use super::config::Extensions;
+use super::shortcodes::{self, Place};
+
+/// What rendering a page needs besides its text.
+pub struct Renderer<'r> {
+    pub ext: &'r Extensions,
+    /// The shortcodes hook is configured: `<!-- md:… -->` are expanded (else they are
+    /// the HTML comments they look like, and are dropped).
+    pub shortcodes: bool,
+    /// Static `extra` values for `{{ … }}` when the macros plugin is on.
+    pub variables: Option<&'r std::collections::BTreeMap<String, String>>,
+    pub page_rel: &'r str,
+}
+
+/// What rendering has seen so far in a page.
+#[derive(Default)]
+pub struct State {
+    /// Level of the last heading: an option anchor becomes a heading one below it.
+    last_heading: usize,
+    /// Open `<div>`s on lines of their own: whether each is a `markdown` wrapper.
+    divs: Vec<bool>,
+    /// Shortcodes the hook does not know (it fails the build on them).
+    pub unknown: Vec<String>,
+}
+
+/// A block construct's opening line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Opening {
+    /// What goes before the construct on its first line (indent, `:   `).
+    prefix: String,
+    /// Column its body is indented to.
+    body_indent: usize,
+    kind: Construct,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Construct {
+    Admonition { kind: String, title: Option<String> },
+    Tab { label: String },
+}
+
+impl Renderer<'_> {
+    /// `text` rendered; plain markdown comes out byte for byte.
+    pub fn render(&self, text: &str, state: &mut State) -> String {
+        let lines: Vec<Line<'_>> = markup::lines(text).collect();
+        let mut out = String::with_capacity(text.len());
+        // Content columns of the list items and definitions open here: a line indented 4
+        // past the innermost one is indented code, not markup.
+        let mut columns: Vec<usize> = Vec::new();
+        let mut i = 0;
+        while i < lines.len() {
+            let line = lines[i];
+            if line.in_code {
+                out.push_str(&fence_info(line).unwrap_or_else(|| line.text.to_owned()));
+                i += 1;
+                continue;
+            }
+            if !line.text.trim().is_empty() {
+                let indent = markup::indent_of(line.text);
+                while columns.last().is_some_and(|&c| c > indent) {
+                    columns.pop();
+                }
+                if indent >= columns.last().copied().unwrap_or(0) + 4 {
+                    out.push_str(line.text);
+                    i += 1;
+                    continue;
+                }
+                if let Some(column) = content_column(line.bare()) {
+                    columns.push(column);
+                }
+            }
+            if let Some(opening) = self.opening(line.bare()) {
+                let last = body_end(&lines, i, opening.body_indent);
+                let body: String = lines[i + 1..=last].iter().map(|l| l.text).collect();
+                let body = self.render(&markup::dedent(&body, opening.body_indent), state);
+                let block = match &opening.kind {
+                    Construct::Admonition { kind, title } => {
+                        markup::blockquote(kind, title.as_deref(), &body)
+                    }
+                    Construct::Tab { label } => markup::tab(label, &body),
+                };
+                out.push_str(&reindent(&block, &opening.prefix, opening.body_indent - 4));
+                i = last + 1;
+                continue;
+            }
+            match self.line(line, state) {
+                Some(rewritten) => out.push_str(&rewritten),
+                None => out.push_str(line.text),
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// A block construct opening on this line, if the extension for it is on.
+    fn opening(&self, bare: &str) -> Option<Opening> {
+        let indent = markup::indent_of(bare);
+        let rest = bare.trim_start_matches([' ', '\t']);
+        let (definition, rest) = match rest.strip_prefix(':') {
+            Some(after) if after.starts_with("   ") => (true, after.trim_start_matches(' ')),
+            _ => (false, rest),
+        };
+        let column = if definition { indent + 4 } else { indent };
+        let prefix = if definition {
+            format!("{}:   ", &bare[..bare.len() - bare.trim_start_matches([' ', '\t']).len()])
+        } else {
+            bare[..bare.len() - bare.trim_start_matches([' ', '\t']).len()].to_owned()
+        };
+        let kind = if let Some(after) = rest.strip_prefix("!!!").filter(|_| self.ext.admonition) {
+            admonition(after)?
+        } else if let Some(after) = rest.strip_prefix("???").filter(|_| self.ext.details) {
+            admonition(after.strip_prefix('+').unwrap_or(after))?
+        } else if let Some(after) = rest.strip_prefix("===").filter(|_| self.ext.tabbed) {
+            let after = after.strip_prefix(['+', '!']).unwrap_or(after);
+            let label = after.strip_prefix(' ')?.trim();
+            let label = label.strip_prefix('"')?.strip_suffix('"')?;
+            Construct::Tab {
+                label: self.inline(label, false).unwrap_or_else(|| label.to_owned()),
+            }
+        } else {
+            return None;
+        };
+        let kind = match kind {
+            Construct::Admonition { kind, title } => Construct::Admonition {
+                kind,
+                title: title.map(|t| self.inline(&t, false).unwrap_or(t)),
+            },
+            tab => tab,
+        };
+        Some(Opening {
+            prefix,
+            body_indent: column + 4,
+            kind,
+        })
+    }
+
+    /// A line outside code and outside block openings, rewritten if it holds markup.
+    fn line(&self, line: Line<'_>, state: &mut State) -> Option<String> {
+        let bare = line.bare();
+        let ending = &line.text[bare.len()..];
+        let trimmed = bare.trim();
+        if let Some(keep) = self.div_line(trimmed, state) {
+            return (!keep).then(String::new);
+        }
+        if self.ext.attr_list && is_block_attr_list(trimmed) {
+            return Some(String::new());
+        }
+        if let Some(level) = heading_level(bare) {
+            let rewritten = self.heading(bare, level, state);
+            state.last_heading = level;
+            return rewritten.map(|h| format!("{h}{ending}"));
+        }
+        if self.shortcodes
+            && let Some(option) = self.option_heading(bare, state)
+        {
+            return Some(format!("{option}{ending}"));
+        }
+        let shortcoded = self.shortcodes_in(bare, state, false);
+        let current = shortcoded.as_deref().unwrap_or(bare);
+        let inline = self.inline(current, true);
+        if shortcoded.is_none() && inline.is_none() {
+            return None;
+        }
+        Some(format!("{}{ending}", inline.as_deref().unwrap_or(current)))
+    }
+
+    /// `<div … markdown>` wrappers and their `</div>` lines: `Some(false)` drops the line,
+    /// `Some(true)` keeps it, `None` when it is not a lone div line.
+    fn div_line(&self, trimmed: &str, state: &mut State) -> Option<bool> {
+        if trimmed.starts_with("<div") && trimmed.ends_with('>') && !trimmed.contains("</div>") {
+            let wrapper = self.ext.md_in_html && has_markdown_attribute(trimmed);
+            state.divs.push(wrapper);
+            return Some(!wrapper);
+        }
+        if trimmed == "</div>" {
+            let wrapper = state.divs.pop().unwrap_or(false);
+            return Some(!wrapper);
+        }
+        None
+    }
+
+    /// A heading line rewritten: shortcodes as the hook titles them, icons out, its
+    /// attribute list reduced to the id.
+    fn heading(&self, bare: &str, level: usize, state: &mut State) -> Option<String> {
+        let hashes = &bare[..bare.len() - bare.trim_start_matches([' ', '#']).len()];
+        let content = &bare[hashes.len()..];
+        let mut rewritten: Option<String> = None;
+        let mut definition = String::new();
+        if self.shortcodes && content.contains("<!-- md:") {
+            let found = shortcodes::find(content);
+            let only = found.len() == 1 && content.replace(&content[found[0].start..found[0].end], "").trim().is_empty();
+            if only
+                && let Some((anchor, name)) = shortcodes::anchor_name(found[0].kind, found[0].args)
+            {
+                rewritten = Some(format!("`{name}` {{ #{anchor} }}"));
+                if found[0].kind == "setting" {
+                    definition = format!("\n\n[{anchor}]: #{anchor}");
+                }
+            } else {
+                let place = if only { Place::Alone } else { Place::Heading };
+                let text = self.replace_shortcodes(content, &found, place, state);
+                let text = text.trim_start();
+                let text = text
+                    .strip_prefix("– ")
+                    .or_else(|| text.strip_prefix("- "))
+                    .unwrap_or(text);
+                rewritten = Some(text.to_owned());
+            }
+        }
+        let current = rewritten.as_deref().unwrap_or(content);
+        let inline = self.inline(current, false);
+        let current = inline.as_deref().unwrap_or(current);
+        let attrs = heading_attrs(current);
+        if rewritten.is_none() && inline.is_none() && attrs.is_none() {
+            let _ = level;
+            return None;
+        }
+        let current = attrs.as_deref().unwrap_or(current);
+        Some(format!("{hashes}{current}{definition}"))
+    }
+
+    /// A line that is only `<!-- md:option x -->` becomes a heading one level below the
+    /// last: the hook gives the option an anchor, and in markdown only headings have one.
+    fn option_heading(&self, bare: &str, state: &State) -> Option<String> {
+        let found = shortcodes::find(bare);
+        let [only] = found.as_slice() else {
+            return None;
+        };
+        if only.kind != "option" || only.start != 0 || only.end != bare.len() {
+            return None;
+        }
+        let (anchor, name) = shortcodes::anchor_name(only.kind, only.args)?;
+        let level = (state.last_heading + 1).clamp(2, 6);
+        Some(format!("{} `{name}` {{ #{anchor} }}", "#".repeat(level)))
+    }
+
+    /// Shortcodes in a non-heading line as words; `None` when there are none.
+    fn shortcodes_in(&self, bare: &str, state: &mut State, heading: bool) -> Option<String> {
+        if !bare.contains("<!-- md:") {
+            return None;
+        }
+        let found = shortcodes::find(bare);
+        if found.is_empty() {
+            return None;
+        }
+        if !self.shortcodes {
+            let mut out = bare.to_owned();
+            for sc in found.iter().rev() {
+                out.replace_range(sc.start..sc.end, "");
+            }
+            return Some(out.trim_end().to_owned());
+        }
+        let mut rest = bare.to_owned();
+        for sc in found.iter().rev() {
+            rest.replace_range(sc.start..sc.end, "");
+        }
+        let rest = rest.trim();
+        let place = if heading {
+            Place::Heading
+        } else if rest.is_empty() || rest == ":" || rest.chars().all(|c| !c.is_alphanumeric()) {
+            Place::Alone
+        } else {
+            Place::Prose
+        };
+        Some(self.replace_shortcodes(bare, &found, place, state))
+    }
+
+    fn replace_shortcodes(
+        &self,
+        text: &str,
+        found: &[shortcodes::Shortcode<'_>],
+        place: Place,
+        state: &mut State,
+    ) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        let mut previous_was_badge = false;
+        for sc in found {
+            let between = &text[at..sc.start];
+            let rendered = match shortcodes::badge(sc.kind, sc.args, self.page_rel, place) {
+                Some(r) => r,
+                None => {
+                    state.unknown.push(format!("{} {}", sc.kind, sc.args).trim().to_owned());
+                    String::new()
+                }
+            };
+            // Badges side by side read as a list: `Minimum version: 9.2.0 · Experimental`.
+            if previous_was_badge && between.trim().is_empty() && place == Place::Alone && !rendered.is_empty() {
+                out.push_str(" · ");
+            } else {
+                out.push_str(between);
+            }
+            out.push_str(&rendered);
+            previous_was_badge = !rendered.is_empty();
+            at = sc.end;
+        }
+        out.push_str(&text[at..]);
+        out
+    }
+
+    /// Inline markup outside code spans: icons, attribute lists after links and images (and
+    /// at the end of `prose` lines), `{{ variables }}`. `None` when nothing changed.
+    fn inline(&self, text: &str, prose: bool) -> Option<String> {
+        let needs = text.contains(':') || text.contains('{');
+        if !needs {
+            return None;
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut changed = false;
+        for (segment, code) in code_span_segments(text) {
+            if code {
+                out.push_str(segment);
+                continue;
+            }
+            let mut s = segment.to_owned();
+            if self.ext.emoji
+                && let Some(r) = strip_icons(&s)
+            {
+                s = r;
+                changed = true;
+            }
+            if self.ext.attr_list
+                && let Some(r) = strip_inline_attr_lists(&s)
+            {
+                s = r;
+                changed = true;
+            }
+            if let Some(vars) = self.variables
+                && let Some(r) = substitute(&s, vars)
+            {
+                s = r;
+                changed = true;
+            }
+            out.push_str(&s);
+        }
+        if prose
+            && self.ext.attr_list
+            && let Some(r) = strip_trailing_attr_list(&out)
+        {
+            out = r;
+            changed = true;
+        }
+        changed.then_some(out)
+    }
+}
+
+/// Where a list item's or definition's content starts (`-   x` → 4, `1. x` → 3).
+fn content_column(bare: &str) -> Option<usize> {
+    let indent = markup::indent_of(bare);
+    let t = bare.trim_start();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let marker = if t.starts_with(['-', '*', '+', ':']) {
+        1
+    } else if (1..=9).contains(&digits) && t[digits..].starts_with(['.', ')']) {
+        digits + 1
+    } else {
+        return None;
+    };
+    let spaces = t[marker..].bytes().take_while(|&b| b == b' ').count();
+    if spaces == 0 && marker < t.len() {
+        return None;
+    }
+    let spaces = if (1..=4).contains(&spaces) { spaces } else { 1 };
+    Some(indent + marker + spaces)
+}
+
+/// The last line of a block construct's body: lines indented to `indent`, and blank
+/// lines between them.
+fn body_end(lines: &[Line<'_>], opening: usize, indent: usize) -> usize {
+    let mut last = opening;
+    for (j, line) in lines.iter().enumerate().skip(opening + 1) {
+        if line.text.trim().is_empty() {
+            continue;
+        }
+        if markup::indent_of(line.text) >= indent {
+            last = j;
+        } else {
+            break;
+        }
+    }
+    last
+}
+
+/// `block` (a rendered construct) placed where the construct was: its first line after
+/// `prefix`, the rest indented to `indent` columns.
+fn reindent(block: &str, prefix: &str, indent: usize) -> String {
+    if prefix.is_empty() && indent == 0 {
+        return block.to_owned();
+    }
+    let pad = " ".repeat(indent);
+    let mut out = String::with_capacity(block.len() + 8 * indent);
+    for (i, line) in block.split_inclusive('\n').enumerate() {
+        if i == 0 {
+            out.push_str(prefix);
+        } else if line.trim().is_empty() && !line.starts_with('>') {
+            out.push_str(line);
+            continue;
+        } else {
+            out.push_str(&pad);
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// `!!! type "Title"` after the marker: the type and title (`""` → no title bar, kept
+/// as no title; none → the type's label).
+fn admonition(after: &str) -> Option<Construct> {
+    let after = after.strip_prefix(' ').unwrap_or(after).trim_end();
+    let (words, title) = match after.find('"') {
+        Some(q) => {
+            let title = after[q + 1..].strip_suffix('"')?;
+            (&after[..q], Some(title.to_owned()))
+        }
+        None => (after, None),
+    };
+    let kind = words.split_whitespace().next()?;
+    if !kind
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+    {
+        return None;
+    }
+    Some(Construct::Admonition {
+        kind: kind.to_owned(),
+        title,
+    })
+}
+
+/// A fence opening with superfences' attribute form (```` ``` { .sh .no-copy } ````)
+/// rewritten to its language.
+fn fence_info(line: Line<'_>) -> Option<String> {
+    let info = line.opens?;
+    if !info.starts_with('{') {
+        return None;
+    }
+    let bare = line.bare();
+    let ending = &line.text[bare.len()..];
+    let at = bare.find(info)?;
+    let inner = info.trim_start_matches('{').trim_end_matches('}');
+    let language = inner
+        .split_whitespace()
+        .find_map(|t| t.strip_prefix('.'))
+        .unwrap_or("");
+    let head = bare[..at].trim_end();
+    let sep = if language.is_empty() { "" } else { " " };
+    Some(format!("{head}{sep}{language}{ending}"))
+}
+
+/// `#`…`######` then a space (or nothing): the heading's level.
+fn heading_level(bare: &str) -> Option<usize> {
+    if markup::indent_of(bare) > 3 {
+        return None;
+    }
+    let t = bare.trim_start();
+    let level = t.bytes().take_while(|&b| b == b'#').count();
+    if !(1..=6).contains(&level) {
+        return None;
+    }
+    let rest = &t[level..];
+    (rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t')).then_some(level)
+}
+
+/// A heading's trailing attribute list reduced to what markdown keeps, its id:
+/// `{ id="9.7.0" }` and `{ #x data-toc-label="X" }` → `{ #x }`; no id → removed.
+fn heading_attrs(content: &str) -> Option<String> {
+    let trimmed = content.trim_end();
+    if !trimmed.ends_with('}') {
+        return None;
+    }
+    let open = trimmed.rfind('{')?;
+    let before = &trimmed[..open];
+    if !before.is_empty() && !before.ends_with(' ') {
+        return None;
+    }
+    let inner = trimmed[open + 1..trimmed.len() - 1].trim();
+    let inner = inner.strip_prefix(':').unwrap_or(inner).trim();
+    let tokens = attr_tokens(inner)?;
+    let id = tokens.iter().find_map(|t| {
+        t.strip_prefix('#')
+            .map(str::to_owned)
+            .or_else(|| t.strip_prefix("id=").map(|v| v.trim_matches(['"', '\'']).to_owned()))
+    });
+    let simple = tokens.len() == 1 && tokens[0].starts_with('#') && inner.starts_with('#');
+    if simple && trimmed[open..].starts_with("{ #") || simple && trimmed[open..].starts_with("{#") {
+        return None;
+    }
+    let before = before.trim_end();
+    Some(match id {
+        Some(id) => format!("{before} {{ #{id} }}"),
+        None => before.to_owned(),
+    })
+}
+
+/// The tokens of an attribute list (`.class`, `#id`, `key=value`, `key="a b"`, `key`);
+/// `None` when it does not read as one.
+fn attr_tokens(inner: &str) -> Option<Vec<String>> {
+    let mut tokens = Vec::new();
+    let mut rest = inner.trim();
+    while !rest.is_empty() {
+        let end = match rest.find('=') {
+            Some(eq) if !rest[..eq].contains(char::is_whitespace) => {
+                let value = &rest[eq + 1..];
+                if let Some(q) = value.chars().next().filter(|c| *c == '"' || *c == '\'') {
+                    let close = value[1..].find(q)?;
+                    eq + 1 + close + 2
+                } else {
+                    eq + 1 + value.find(char::is_whitespace).unwrap_or(value.len())
+                }
+            }
+            _ => rest.find(char::is_whitespace).unwrap_or(rest.len()),
+        };
+        let token = &rest[..end];
+        let name = token.split('=').next().unwrap_or("");
+        let valid_name = name.trim_start_matches(['.', '#']);
+        if valid_name.is_empty()
+            || !valid_name.chars().all(|c| {
+                c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '+' | '*')
+            })
+        {
+            return None;
+        }
+        tokens.push(token.to_owned());
+        rest = rest[end..].trim_start();
+    }
+    (!tokens.is_empty()).then_some(tokens)
+}
+
+/// A line that is only an attribute list (`{ .annotate }`, `{: .class }`).
+fn is_block_attr_list(trimmed: &str) -> bool {
+    let Some(inner) = trimmed.strip_prefix('{').and_then(|t| t.strip_suffix('}')) else {
+        return false;
+    };
+    let inner = inner.trim();
+    let inner = inner.strip_prefix(':').unwrap_or(inner);
+    attr_tokens(inner).is_some_and(|t| t.iter().any(|t| t.starts_with(['.', '#']) || t.contains('=')))
+}
+
+/// `{ … }` right after a link, image or emphasis (`[x](y){ .md-button }`) removed.
+fn strip_inline_attr_lists(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let before = &rest[..open];
+        let attached = before.ends_with([')', ']', '*', '_', '`']);
+        let close = rest[open..].find('}').map(|c| open + c);
+        match close {
+            Some(close) if attached && attr_tokens(rest[open + 1..close].trim().trim_start_matches(':')).is_some() => {
+                out.push_str(before);
+                rest = &rest[close + 1..];
+                changed = true;
+            }
+            _ => {
+                out.push_str(&rest[..=open]);
+                rest = &rest[open + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+/// A paragraph or list line ending in an attribute list (`text { .annotate }`).
+fn strip_trailing_attr_list(text: &str) -> Option<String> {
+    let trimmed = text.trim_end();
+    let inner = trimmed.strip_suffix('}')?;
+    let open = inner.rfind('{')?;
+    let before = &inner[..open];
+    if !before.ends_with(' ') || before.trim().is_empty() {
+        return None;
+    }
+    let tokens = attr_tokens(inner[open + 1..].trim().trim_start_matches(':'))?;
+    if !tokens.iter().all(|t| t.starts_with(['.', '#']) || t.contains('=')) {
+        return None;
+    }
+    Some(before.trim_end().to_owned())
+}
+
+/// Material's icon sets, written `:material-account:`, `:octicons-mark-github-16:`.
+const ICON_SETS: [&str; 4] = ["material-", "octicons-", "fontawesome-", "simple-"];
+
+/// Icons removed (they render as pictures), with an attribute list attached to them.
+fn strip_icons(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(colon) = rest.find(':') {
+        let after = &rest[colon + 1..];
+        let is_icon = ICON_SETS.iter().any(|set| after.starts_with(set));
+        let name_len = after
+            .bytes()
+            .take_while(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+            .count();
+        if is_icon && after[name_len..].starts_with(':') {
+            out.push_str(&rest[..colon]);
+            let mut next = &after[name_len + 1..];
+            if next.starts_with('{')
+                && let Some(close) = next.find('}')
+                && attr_tokens(next[1..close].trim()).is_some()
+            {
+                next = &next[close + 1..];
+            }
+            // The space after an icon goes with it when nothing is before it.
+            if next.starts_with(' ') && (out.is_empty() || out.ends_with([' ', '[', '(', '"', '>'])) {
+                next = &next[1..];
+            }
+            if next.is_empty() && out.ends_with(' ') {
+                out.pop();
+            }
+            rest = next;
+            changed = true;
+        } else {
+            out.push_str(&rest[..=colon]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+/// `{{ config.extra.x }}` / `{{ extra.x }}` / `{{ x }}` with a static `extra` value.
+fn substitute(text: &str, vars: &std::collections::BTreeMap<String, String>) -> Option<String> {
+    if !text.contains("{{") {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(open) = rest.find("{{") {
+        let Some(close) = rest[open..].find("}}").map(|c| open + c) else {
+            break;
+        };
+        let name = rest[open + 2..close].trim();
+        let value = vars
+            .get(name)
+            .or_else(|| vars.get(&format!("config.{name}")))
+            .or_else(|| vars.get(&format!("config.extra.{name}")));
+        out.push_str(&rest[..open]);
+        match value {
+            Some(v) => {
+                out.push_str(v);
+                changed = true;
+            }
+            None => out.push_str(&rest[open..close + 2]),
+        }
+        rest = &rest[close + 2..];
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+/// Whether an HTML start tag carries md_in_html's `markdown` attribute.
+fn has_markdown_attribute(tag: &str) -> bool {
+    let inner = tag.trim_start_matches('<').trim_end_matches('>').trim_end_matches('/');
+    let mut quote = None;
+    let mut word = String::new();
+    for c in inner.chars().chain(std::iter::once(' ')) {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, c) if c.is_whitespace() || c == '=' => {
+                if word == "markdown" {
+                    return true;
+                }
+                word.clear();
+            }
+            (None, c) => word.push(c),
+        }
+    }
+    false
+}
+
+/// `text` split into runs outside and inside code spans (`true` for code).
+fn code_span_segments(text: &str) -> Vec<(&str, bool)> {
+    let mut segments = Vec::new();
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let run = bytes[i..].iter().take_while(|&&b| b == b'`').count();
+        let search_from = i + run;
+        let mut j = search_from;
+        let mut close = None;
+        while j < bytes.len() {
+            if bytes[j] == b'`' {
+                let r = bytes[j..].iter().take_while(|&&b| b == b'`').count();
+                if r == run {
+                    close = Some(j);
+                    break;
+                }
+                j += r;
+            } else {
+                j += 1;
+            }
+        }
+        match close {
+            Some(c) => {
+                if start < i {
+                    segments.push((&text[start..i], false));
+                }
+                segments.push((&text[i..c + run], true));
+                i = c + run;
+                start = i;
+            }
+            None => i += run,
+        }
+    }
+    if start < text.len() {
+        segments.push((&text[start..], false));
+    }
+    segments
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_on() -> Extensions {
+        Extensions {
+            admonition: true,
+            details: true,
+            tabbed: true,
+            emoji: true,
+            attr_list: true,
+            md_in_html: true,
+            ..Extensions::default()
+        }
+    }
+
+    fn render(text: &str) -> String {
+        let ext = all_on();
+        let r = Renderer {
+            ext: &ext,
+            shortcodes: true,
+            variables: None,
+            page_rel: "setup/page.md",
+        };
+        r.render(text, &mut State::default())
+    }
+
+    #[test]
+    fn plain_markdown_is_untouched() {
+        let text = "# Title\n\nSome *text* with `code {x}` and a [link](a.md).\n\n- item: value\n\n```yaml\n!!! not an admonition\n```\n\n    indented code\n\nTrailing {braces} in prose.\n";
+        assert_eq!(render(text), text);
+    }
+
+    #[test]
+    fn admonitions_and_details_are_labelled_blockquotes() {
+        assert_eq!(
+            render("!!! warning \"Careful\"\n\n    Body line.\n\n    More.\n\nAfter.\n"),
+            "> **Warning: Careful**\n>\n> Body line.\n>\n> More.\n\nAfter.\n"
+        );
+        assert_eq!(
+            render("???+ tip\n    Folded.\n"),
+            "> **Tip**\n>\n> Folded.\n"
+        );
+        assert_eq!(render("!!! note \"\"\n    x\n"), "> **Note**\n>\n> x\n");
+    }
+
+    #[test]
+    fn nested_constructs_render_recursively() {
+        let text = "=== \"Linux\"\n\n    !!! note\n\n        ``` sh\n        !!! in code\n        ```\n\n=== \":material-apple: macOS\"\n\n    Use brew.\n";
+        assert_eq!(
+            render(text),
+            "**Linux**\n\n> **Note**\n>\n> ``` sh\n> !!! in code\n> ```\n\n**macOS**\n\nUse brew.\n"
+        );
+    }
+
+    #[test]
+    fn constructs_inside_list_items_and_definitions_keep_their_place() {
+        assert_eq!(
+            render("1.  Step\n\n    !!! info\n        Inside.\n"),
+            "1.  Step\n\n    > **Info**\n    >\n    > Inside.\n"
+        );
+        assert_eq!(
+            render(":   !!! note\n\n        Lorem.\n"),
+            ":   > **Note**\n    >\n    > Lorem.\n"
+        );
+    }
+
+    #[test]
+    fn icons_attr_lists_and_grid_wrappers_go() {
+        let text = "<div class=\"grid cards\" markdown>\n\n-   :material-clock-fast:{ .lg .middle } __Set up__\n\n    [:octicons-arrow-right-24: Start](start.md){ .md-button }\n\n</div>\n";
+        assert_eq!(render(text), "\n-   __Set up__\n\n    [Start](start.md)\n\n");
+        assert_eq!(render("Text.\n{ .annotate }\n"), "Text.\n");
+        assert_eq!(render("A list (1) { .annotate }\n"), "A list (1)\n");
+        assert_eq!(render("`:material-x:` stays\n"), "`:material-x:` stays\n");
+        assert_eq!(render("<div class=\"x\">\n\nk\n\n</div>\n"), "<div class=\"x\">\n\nk\n\n</div>\n");
+    }
+
+    #[test]
+    fn headings_keep_only_their_id() {
+        assert_eq!(
+            render("### 9.7.6 <small>March</small> { id=\"9.7.6\" }\n"),
+            "### 9.7.6 <small>March</small> { #9.7.6 }\n"
+        );
+        assert_eq!(render("### Changes { data-search-exclude }\n"), "### Changes\n");
+        assert_eq!(render("## Title { #custom }\n"), "## Title { #custom }\n");
+        assert_eq!(render("## Title {#custom}\n"), "## Title {#custom}\n");
+    }
+
+    #[test]
+    fn shortcodes_become_words_and_anchors() {
+        assert_eq!(
+            render("#### <!-- md:setting config.blog_dir -->\n\n<!-- md:version 9.2.0 -->\n<!-- md:default `true` --> <!-- md:flag experimental -->\n"),
+            "#### `blog_dir` { #config.blog_dir }\n\n[config.blog_dir]: #config.blog_dir\n\nMinimum version: [9.2.0](../changelog/index.md#9.2.0)\nDefault value: `true` · Experimental\n"
+        );
+        assert_eq!(
+            render("### Types\n\n<!-- md:option type:note -->\n"),
+            "### Types\n\n#### `note` { #+type:note }\n"
+        );
+        assert_eq!(
+            render("Prior to <!-- md:version 5.0.0 -->, search\n"),
+            "Prior to [5.0.0](../changelog/index.md#5.0.0), search\n"
+        );
+        assert_eq!(
+            render("### <!-- md:flag metadata --> – Metadata property { #metadata data-toc-label=\"Metadata property\" }\n"),
+            "### Metadata property { #metadata }\n"
+        );
+    }
+
+    #[test]
+    fn fence_attributes_become_the_language() {
+        assert_eq!(
+            render("``` { .sh .no-copy }\nls\n```\n"),
+            "``` sh\nls\n```\n"
+        );
+    }
+}
