@@ -56,23 +56,32 @@ impl Renderer<'_> {
         // Content columns of the list items and definitions open here: a line indented 4
         // past the innermost one is indented code, not markup.
         let mut columns: Vec<usize> = Vec::new();
+        // Indented code starts after a blank line (it cannot interrupt a paragraph).
+        let mut after_blank = true;
+        let mut indented_code = false;
         let mut i = 0;
         while i < lines.len() {
             let line = lines[i];
             if line.in_code {
                 out.push_str(&fence_info(line).unwrap_or_else(|| line.text.to_owned()));
+                after_blank = false;
                 i += 1;
                 continue;
             }
-            if !line.text.trim().is_empty() {
+            if line.text.trim().is_empty() {
+                after_blank = true;
+            } else {
                 let indent = markup::indent_of(line.text);
-                while columns.last().is_some_and(|&c| c > indent) {
-                    columns.pop();
-                }
-                if indent >= columns.last().copied().unwrap_or(0) + 4 {
+                let code_indent = columns.last().copied().unwrap_or(0) + 4;
+                indented_code = indent >= code_indent && (after_blank || indented_code);
+                after_blank = false;
+                if indented_code {
                     out.push_str(line.text);
                     i += 1;
                     continue;
+                }
+                while columns.last().is_some_and(|&c| c > indent) {
+                    columns.pop();
                 }
                 if let Some(column) = content_column(line.bare()) {
                     columns.push(column);
@@ -266,7 +275,7 @@ impl Renderer<'_> {
         let rest = rest.trim();
         let place = if heading {
             Place::Heading
-        } else if rest.is_empty() || rest == ":" || rest.chars().all(|c| !c.is_alphanumeric()) {
+        } else if rest.is_empty() || rest == ":" {
             Place::Alone
         } else {
             Place::Prose
@@ -349,6 +358,9 @@ impl Renderer<'_> {
             out = r;
             changed = true;
         }
+        if changed && out.ends_with(' ') && !text.ends_with(' ') {
+            out.truncate(out.trim_end_matches(' ').len());
+        }
         changed.then_some(out)
     }
 }
@@ -357,6 +369,9 @@ impl Renderer<'_> {
 fn content_column(bare: &str) -> Option<usize> {
     let indent = markup::indent_of(bare);
     let t = bare.trim_start();
+    if t.starts_with("[^") && t.contains("]:") {
+        return Some(indent + 4);
+    }
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
     let marker = if t.starts_with(['-', '*', '+', ':']) {
         1
@@ -610,12 +625,18 @@ fn strip_icons(text: &str) -> Option<String> {
             {
                 next = &next[close + 1..];
             }
-            // The space after an icon goes with it when nothing is before it.
+            // The space after an icon goes with it when nothing is before it, and so do
+            // a `&nbsp;` or a dash that only set it apart at the start of an item
+            // (`- :material-x: - text` must not become a nested list).
             if next.starts_with(' ') && (out.is_empty() || out.ends_with([' ', '[', '(', '"', '>'])) {
                 next = &next[1..];
             }
-            if next.is_empty() && out.ends_with(' ') {
-                out.pop();
+            if out.trim().is_empty() || content_column(&out) == Some(out.len()) {
+                for separator in ["&nbsp; ", "- ", "– ", "— "] {
+                    if let Some(after) = next.strip_prefix(separator) {
+                        next = after;
+                    }
+                }
             }
             rest = next;
             changed = true;
@@ -798,6 +819,9 @@ mod tests {
         let text = "<div class=\"grid cards\" markdown>\n\n-   :material-clock-fast:{ .lg .middle } __Set up__\n\n    [:octicons-arrow-right-24: Start](start.md){ .md-button }\n\n</div>\n";
         assert_eq!(render(text), "\n-   __Set up__\n\n    [Start](start.md)\n\n");
         assert_eq!(render("Text.\n{ .annotate }\n"), "Text.\n");
+        assert_eq!(render("- :material-plus: - `plus`\n"), "- `plus`\n");
+        assert_eq!(render("-   :material-x:{ .lg } &nbsp; __A__\n"), "-   __A__\n");
+        assert_eq!(render("a :material-x: - b\n"), "a - b\n");
         assert_eq!(render("A list (1) { .annotate }\n"), "A list (1)\n");
         assert_eq!(render("`:material-x:` stays\n"), "`:material-x:` stays\n");
         assert_eq!(render("<div class=\"x\">\n\nk\n\n</div>\n"), "<div class=\"x\">\n\nk\n\n</div>\n");
@@ -831,6 +855,18 @@ mod tests {
         assert_eq!(
             render("### <!-- md:flag metadata --> – Metadata property { #metadata data-toc-label=\"Metadata property\" }\n"),
             "### Metadata property { #metadata }\n"
+        );
+    }
+
+    #[test]
+    fn indented_code_is_code_but_continuations_are_not() {
+        assert_eq!(
+            render("Para.\n\n    !!! code :material-x:\n    more\n"),
+            "Para.\n\n    !!! code :material-x:\n    more\n"
+        );
+        assert_eq!(
+            render("  [^1]:\n    Prior to <!-- md:version 5.0.0 -->, x\n    <!-- md:version 5.0.0 -->.\n"),
+            "  [^1]:\n    Prior to [5.0.0](../changelog/index.md#5.0.0), x\n    [5.0.0](../changelog/index.md#5.0.0).\n"
         );
     }
 
