@@ -46,6 +46,8 @@ pub struct Extensions {
     pub emoji: bool,
     pub attr_list: bool,
     pub md_in_html: bool,
+    /// Any `pymdownx.blocks.*`: `/// note | Title` … `///` blocks.
+    pub blocks: bool,
     /// `pymdownx.snippets`, when enabled.
     pub snippets: Option<Snippets>,
     /// `toc`'s `slugify`, as MkDocs names it.
@@ -224,6 +226,7 @@ fn extensions(value: Option<&Value>) -> Extensions {
             "attr_list" | "markdown.extensions.attr_list" => ext.attr_list = true,
             "md_in_html" | "markdown.extensions.md_in_html" => ext.md_in_html = true,
             "pymdownx.snippets" => ext.snippets = Some(snippets(&options)),
+            name if name.starts_with("pymdownx.blocks.") => ext.blocks = true,
             "toc" | "markdown.extensions.toc" => {
                 if let Some(slugify) = options.get("slugify") {
                     ext.slugify = slugify_of(slugify);
@@ -450,7 +453,9 @@ fn opens_block_scalar(line: &str) -> bool {
     let before = value[..value.len() - last.len()].trim_end();
     (before.ends_with(':') || before.ends_with('-') || before.is_empty() && value != last)
         && last.starts_with(['|', '>'])
-        && last[1..].chars().all(|c| matches!(c, '+' | '-') || c.is_ascii_digit())
+        && last[1..]
+            .chars()
+            .all(|c| matches!(c, '+' | '-') || c.is_ascii_digit())
 }
 
 fn quoted(tag: &str) -> String {
@@ -530,10 +535,7 @@ mod tests {
         assert_eq!(value["extra"]["key"], "GOOGLE_KEY");
         let config = from_value(&value);
         assert!(config.extensions.emoji);
-        assert_eq!(
-            config.extensions.slugify,
-            Slugify::Pymdownx { lower: true }
-        );
+        assert_eq!(config.extensions.slugify, Slugify::Pymdownx { lower: true });
         assert_eq!(
             value["markdown_extensions"][2]["pymdownx.search"]["separator"],
             "[\\s!=]+"
@@ -570,7 +572,10 @@ mod tests {
         );
         assert_eq!(
             gitignore_globs("/api/*.md"),
-            (vec!["api/*.md/**".to_string(), "api/*.md".to_string()], false)
+            (
+                vec!["api/*.md/**".to_string(), "api/*.md".to_string()],
+                false
+            )
         );
         assert!(gitignore_globs("!keep.md").1);
     }

@@ -14,7 +14,8 @@
 //! `auto_append` files appended; admonitions `!!! note "Title"` and collapsible
 //! `???`/`???+` details as labelled blockquotes and content tabs `=== "Tab"` as labelled
 //! blocks, their indented bodies rendered again (nested constructs, constructs in list
-//! items and definitions); `<!-- md:… -->` shortcodes as Material's `shortcodes.py` hook
+//! items and definitions; indented code stays code), and `pymdownx.blocks`' `/// note |
+//! Title` … `///` the same way; `<!-- md:… -->` shortcodes as Material's `shortcodes.py` hook
 //! words them (when a hook is configured), a heading made only of a setting shortcode
 //! titled and anchored as the hook does; attribute lists reduced to heading ids;
 //! `<div … markdown>` wrappers (grid cards) dropped around their content; Material
@@ -190,7 +191,9 @@ fn partials(config: &Config, config_dir: &Path, docs: &Path) -> BTreeSet<String>
         return found;
     };
     let docs_abs = docs.canonicalize().unwrap_or_else(|_| docs.to_path_buf());
-    let base_dir = config_dir.canonicalize().unwrap_or_else(|_| config_dir.to_path_buf());
+    let base_dir = config_dir
+        .canonicalize()
+        .unwrap_or_else(|_| config_dir.to_path_buf());
     let to_rel = |spec: &str, found: &mut BTreeSet<String>| {
         let file = snippets::split_spec(spec).0;
         for base in &options.base_path {
@@ -293,7 +296,8 @@ impl Generator for MkDocs {
             && !self.config.blog.as_ref().is_some_and(|b| b.build_drafts)
         {
             return Role::Skip(Skip::Unpublished(
-                "a blog post with `draft: true` (the blog plugin leaves drafts out of builds)".into(),
+                "a blog post with `draft: true` (the blog plugin leaves drafts out of builds)"
+                    .into(),
             ));
         }
         Role::Page
@@ -354,7 +358,10 @@ impl Generator for MkDocs {
             .post_url_format
             .replace("{date}", &date.replace('-', "/"))
             .replace("{slug}", &slug)
-            .replace("{file}", super::strip_page_extension(rel.rsplit('/').next().unwrap_or(rel)));
+            .replace(
+                "{file}",
+                super::strip_page_extension(rel.rsplit('/').next().unwrap_or(rel)),
+            );
         let prefix = if blog.blog_dir.is_empty() {
             String::new()
         } else {

@@ -87,6 +87,13 @@ impl Renderer<'_> {
                     columns.push(column);
                 }
             }
+            if self.ext.blocks
+                && let Some((block, next)) = self.generic_block(&lines, i, state)
+            {
+                out.push_str(&block);
+                i = next;
+                continue;
+            }
             if let Some(opening) = self.opening(line.bare()) {
                 let last = body_end(&lines, i, opening.body_indent);
                 let body: String = lines[i + 1..=last].iter().map(|l| l.text).collect();
@@ -110,6 +117,70 @@ impl Renderer<'_> {
         out
     }
 
+    /// A `pymdownx.blocks` block opening at `lines[i]` (`/// warning | Title`, options
+    /// indented under it, content up to the `///` closing it): its rendering and the
+    /// index after its closing line.
+    fn generic_block(
+        &self,
+        lines: &[Line<'_>],
+        i: usize,
+        state: &mut State,
+    ) -> Option<(String, usize)> {
+        let (slashes, name, title) = block_header(lines[i].bare())?;
+        let mut j = i + 1;
+        let mut options = Vec::new();
+        while j < lines.len()
+            && markup::indent_of(lines[j].text) >= 4
+            && !lines[j].text.trim().is_empty()
+        {
+            options.push(lines[j].bare().trim());
+            j += 1;
+        }
+        let content_start = j;
+        let mut depth = 1;
+        let close = loop {
+            let line = lines.get(j)?;
+            if !line.in_code {
+                let t = line.bare().trim();
+                if t.len() == slashes && t.bytes().all(|b| b == b'/') {
+                    depth -= 1;
+                    if depth == 0 {
+                        break j;
+                    }
+                } else if block_header(line.bare()).is_some_and(|(n, _, _)| n == slashes) {
+                    depth += 1;
+                }
+            }
+            j += 1;
+        };
+        let body: String = lines[content_start..close].iter().map(|l| l.text).collect();
+        let body = self.render(&body, state);
+        let option = |key: &str| {
+            options.iter().find_map(|o| {
+                o.strip_prefix(key)
+                    .and_then(|r| r.trim_start().strip_prefix(':'))
+                    .map(|v| v.trim().trim_matches(['"', '\'']).to_owned())
+            })
+        };
+        let title = title.map(|t| self.inline(&t, false).unwrap_or(t));
+        let rendered = match name.as_str() {
+            "tab" => markup::tab(title.as_deref().unwrap_or(""), &body),
+            "html" | "define" | "caption" => body,
+            "admonition" | "details" => {
+                let kind = option("type").unwrap_or_else(|| {
+                    if name == "details" {
+                        "details".into()
+                    } else {
+                        "note".into()
+                    }
+                });
+                markup::blockquote(&kind, title.as_deref(), &body)
+            }
+            kind => markup::blockquote(kind, title.as_deref(), &body),
+        };
+        Some((rendered, close + 1))
+    }
+
     /// A block construct opening on this line, if the extension for it is on.
     fn opening(&self, bare: &str) -> Option<Opening> {
         let indent = markup::indent_of(bare);
@@ -120,7 +191,10 @@ impl Renderer<'_> {
         };
         let column = if definition { indent + 4 } else { indent };
         let prefix = if definition {
-            format!("{}:   ", &bare[..bare.len() - bare.trim_start_matches([' ', '\t']).len()])
+            format!(
+                "{}:   ",
+                &bare[..bare.len() - bare.trim_start_matches([' ', '\t']).len()]
+            )
         } else {
             bare[..bare.len() - bare.trim_start_matches([' ', '\t']).len()].to_owned()
         };
@@ -133,7 +207,9 @@ impl Renderer<'_> {
             let label = after.strip_prefix(' ')?.trim();
             let label = label.strip_prefix('"')?.strip_suffix('"')?;
             Construct::Tab {
-                label: self.inline(label, false).unwrap_or_else(|| label.to_owned()),
+                label: self
+                    .inline(label, false)
+                    .unwrap_or_else(|| label.to_owned()),
             }
         } else {
             return None;
@@ -164,7 +240,7 @@ impl Renderer<'_> {
             return Some(String::new());
         }
         if let Some(level) = heading_level(bare) {
-            let rewritten = self.heading(bare, level, state);
+            let rewritten = self.heading(bare, state);
             state.last_heading = level;
             return rewritten.map(|h| format!("{h}{ending}"));
         }
@@ -199,14 +275,18 @@ impl Renderer<'_> {
 
     /// A heading line rewritten: shortcodes as the hook titles them, icons out, its
     /// attribute list reduced to the id.
-    fn heading(&self, bare: &str, level: usize, state: &mut State) -> Option<String> {
+    fn heading(&self, bare: &str, state: &mut State) -> Option<String> {
         let hashes = &bare[..bare.len() - bare.trim_start_matches([' ', '#']).len()];
         let content = &bare[hashes.len()..];
         let mut rewritten: Option<String> = None;
         let mut definition = String::new();
         if self.shortcodes && content.contains("<!-- md:") {
             let found = shortcodes::find(content);
-            let only = found.len() == 1 && content.replace(&content[found[0].start..found[0].end], "").trim().is_empty();
+            let only = found.len() == 1
+                && content
+                    .replace(&content[found[0].start..found[0].end], "")
+                    .trim()
+                    .is_empty();
             if only
                 && let Some((anchor, name)) = shortcodes::anchor_name(found[0].kind, found[0].args)
             {
@@ -230,7 +310,6 @@ impl Renderer<'_> {
         let current = inline.as_deref().unwrap_or(current);
         let attrs = heading_attrs(current);
         if rewritten.is_none() && inline.is_none() && attrs.is_none() {
-            let _ = level;
             return None;
         }
         let current = attrs.as_deref().unwrap_or(current);
@@ -298,12 +377,18 @@ impl Renderer<'_> {
             let rendered = match shortcodes::badge(sc.kind, sc.args, self.page_rel, place) {
                 Some(r) => r,
                 None => {
-                    state.unknown.push(format!("{} {}", sc.kind, sc.args).trim().to_owned());
+                    state
+                        .unknown
+                        .push(format!("{} {}", sc.kind, sc.args).trim().to_owned());
                     String::new()
                 }
             };
             // Badges side by side read as a list: `Minimum version: 9.2.0 · Experimental`.
-            if previous_was_badge && between.trim().is_empty() && place == Place::Alone && !rendered.is_empty() {
+            if previous_was_badge
+                && between.trim().is_empty()
+                && place == Place::Alone
+                && !rendered.is_empty()
+            {
                 out.push_str(" · ");
             } else {
                 out.push_str(between);
@@ -363,6 +448,31 @@ impl Renderer<'_> {
         }
         changed.then_some(out)
     }
+}
+
+/// `/// name | title`: the slash count, the block's name and its title.
+fn block_header(bare: &str) -> Option<(usize, String, Option<String>)> {
+    let t = bare.trim();
+    let slashes = t.bytes().take_while(|&b| b == b'/').count();
+    if slashes < 3 {
+        return None;
+    }
+    let rest = t[slashes..].trim_start();
+    let (name, title) = match rest.split_once('|') {
+        Some((name, title)) => (
+            name.trim(),
+            Some(title.trim().to_owned()).filter(|t| !t.is_empty()),
+        ),
+        None => (rest.trim(), None),
+    };
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+    {
+        return None;
+    }
+    Some((slashes, name.to_owned(), title))
 }
 
 /// Where a list item's or definition's content starts (`-   x` → 4, `1. x` → 3).
@@ -501,12 +611,13 @@ fn heading_attrs(content: &str) -> Option<String> {
     let inner = inner.strip_prefix(':').unwrap_or(inner).trim();
     let tokens = attr_tokens(inner)?;
     let id = tokens.iter().find_map(|t| {
-        t.strip_prefix('#')
-            .map(str::to_owned)
-            .or_else(|| t.strip_prefix("id=").map(|v| v.trim_matches(['"', '\'']).to_owned()))
+        t.strip_prefix('#').map(str::to_owned).or_else(|| {
+            t.strip_prefix("id=")
+                .map(|v| v.trim_matches(['"', '\'']).to_owned())
+        })
     });
     let simple = tokens.len() == 1 && tokens[0].starts_with('#') && inner.starts_with('#');
-    if simple && trimmed[open..].starts_with("{ #") || simple && trimmed[open..].starts_with("{#") {
+    if simple && (trimmed[open..].starts_with("{ #") || trimmed[open..].starts_with("{#")) {
         return None;
     }
     let before = before.trim_end();
@@ -538,9 +649,9 @@ fn attr_tokens(inner: &str) -> Option<Vec<String>> {
         let name = token.split('=').next().unwrap_or("");
         let valid_name = name.trim_start_matches(['.', '#']);
         if valid_name.is_empty()
-            || !valid_name.chars().all(|c| {
-                c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '+' | '*')
-            })
+            || !valid_name
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '+' | '*'))
         {
             return None;
         }
@@ -557,7 +668,10 @@ fn is_block_attr_list(trimmed: &str) -> bool {
     };
     let inner = inner.trim();
     let inner = inner.strip_prefix(':').unwrap_or(inner);
-    attr_tokens(inner).is_some_and(|t| t.iter().any(|t| t.starts_with(['.', '#']) || t.contains('=')))
+    attr_tokens(inner).is_some_and(|t| {
+        t.iter()
+            .any(|t| t.starts_with(['.', '#']) || t.contains('='))
+    })
 }
 
 /// `{ … }` right after a link, image or emphasis (`[x](y){ .md-button }`) removed.
@@ -570,7 +684,11 @@ fn strip_inline_attr_lists(text: &str) -> Option<String> {
         let attached = before.ends_with([')', ']', '*', '_', '`']);
         let close = rest[open..].find('}').map(|c| open + c);
         match close {
-            Some(close) if attached && attr_tokens(rest[open + 1..close].trim().trim_start_matches(':')).is_some() => {
+            Some(close)
+                if attached
+                    && attr_tokens(rest[open + 1..close].trim().trim_start_matches(':'))
+                        .is_some() =>
+            {
                 out.push_str(before);
                 rest = &rest[close + 1..];
                 changed = true;
@@ -595,7 +713,10 @@ fn strip_trailing_attr_list(text: &str) -> Option<String> {
         return None;
     }
     let tokens = attr_tokens(inner[open + 1..].trim().trim_start_matches(':'))?;
-    if !tokens.iter().all(|t| t.starts_with(['.', '#']) || t.contains('=')) {
+    if !tokens
+        .iter()
+        .all(|t| t.starts_with(['.', '#']) || t.contains('='))
+    {
         return None;
     }
     Some(before.trim_end().to_owned())
@@ -628,7 +749,8 @@ fn strip_icons(text: &str) -> Option<String> {
             // The space after an icon goes with it when nothing is before it, and so do
             // a `&nbsp;` or a dash that only set it apart at the start of an item
             // (`- :material-x: - text` must not become a nested list).
-            if next.starts_with(' ') && (out.is_empty() || out.ends_with([' ', '[', '(', '"', '>'])) {
+            if next.starts_with(' ') && (out.is_empty() || out.ends_with([' ', '[', '(', '"', '>']))
+            {
                 next = &next[1..];
             }
             if out.trim().is_empty() || content_column(&out) == Some(out.len()) {
@@ -682,7 +804,10 @@ fn substitute(text: &str, vars: &std::collections::BTreeMap<String, String>) -> 
 
 /// Whether an HTML start tag carries md_in_html's `markdown` attribute.
 fn has_markdown_attribute(tag: &str) -> bool {
-    let inner = tag.trim_start_matches('<').trim_end_matches('>').trim_end_matches('/');
+    let inner = tag
+        .trim_start_matches('<')
+        .trim_end_matches('>')
+        .trim_end_matches('/');
     let mut quote = None;
     let mut word = String::new();
     for c in inner.chars().chain(std::iter::once(' ')) {
@@ -817,14 +942,23 @@ mod tests {
     #[test]
     fn icons_attr_lists_and_grid_wrappers_go() {
         let text = "<div class=\"grid cards\" markdown>\n\n-   :material-clock-fast:{ .lg .middle } __Set up__\n\n    [:octicons-arrow-right-24: Start](start.md){ .md-button }\n\n</div>\n";
-        assert_eq!(render(text), "\n-   __Set up__\n\n    [Start](start.md)\n\n");
+        assert_eq!(
+            render(text),
+            "\n-   __Set up__\n\n    [Start](start.md)\n\n"
+        );
         assert_eq!(render("Text.\n{ .annotate }\n"), "Text.\n");
         assert_eq!(render("- :material-plus: - `plus`\n"), "- `plus`\n");
-        assert_eq!(render("-   :material-x:{ .lg } &nbsp; __A__\n"), "-   __A__\n");
+        assert_eq!(
+            render("-   :material-x:{ .lg } &nbsp; __A__\n"),
+            "-   __A__\n"
+        );
         assert_eq!(render("a :material-x: - b\n"), "a - b\n");
         assert_eq!(render("A list (1) { .annotate }\n"), "A list (1)\n");
         assert_eq!(render("`:material-x:` stays\n"), "`:material-x:` stays\n");
-        assert_eq!(render("<div class=\"x\">\n\nk\n\n</div>\n"), "<div class=\"x\">\n\nk\n\n</div>\n");
+        assert_eq!(
+            render("<div class=\"x\">\n\nk\n\n</div>\n"),
+            "<div class=\"x\">\n\nk\n\n</div>\n"
+        );
     }
 
     #[test]
@@ -833,7 +967,10 @@ mod tests {
             render("### 9.7.6 <small>March</small> { id=\"9.7.6\" }\n"),
             "### 9.7.6 <small>March</small> { #9.7.6 }\n"
         );
-        assert_eq!(render("### Changes { data-search-exclude }\n"), "### Changes\n");
+        assert_eq!(
+            render("### Changes { data-search-exclude }\n"),
+            "### Changes\n"
+        );
         assert_eq!(render("## Title { #custom }\n"), "## Title { #custom }\n");
         assert_eq!(render("## Title {#custom}\n"), "## Title {#custom}\n");
     }
@@ -841,7 +978,9 @@ mod tests {
     #[test]
     fn shortcodes_become_words_and_anchors() {
         assert_eq!(
-            render("#### <!-- md:setting config.blog_dir -->\n\n<!-- md:version 9.2.0 -->\n<!-- md:default `true` --> <!-- md:flag experimental -->\n"),
+            render(
+                "#### <!-- md:setting config.blog_dir -->\n\n<!-- md:version 9.2.0 -->\n<!-- md:default `true` --> <!-- md:flag experimental -->\n"
+            ),
             "#### `blog_dir` { #config.blog_dir }\n\n[config.blog_dir]: #config.blog_dir\n\nMinimum version: [9.2.0](../changelog/index.md#9.2.0)\nDefault value: `true` · Experimental\n"
         );
         assert_eq!(
@@ -853,7 +992,9 @@ mod tests {
             "Prior to [5.0.0](../changelog/index.md#5.0.0), search\n"
         );
         assert_eq!(
-            render("### <!-- md:flag metadata --> – Metadata property { #metadata data-toc-label=\"Metadata property\" }\n"),
+            render(
+                "### <!-- md:flag metadata --> – Metadata property { #metadata data-toc-label=\"Metadata property\" }\n"
+            ),
             "### Metadata property { #metadata }\n"
         );
     }
@@ -865,8 +1006,29 @@ mod tests {
             "Para.\n\n    !!! code :material-x:\n    more\n"
         );
         assert_eq!(
-            render("  [^1]:\n    Prior to <!-- md:version 5.0.0 -->, x\n    <!-- md:version 5.0.0 -->.\n"),
+            render(
+                "  [^1]:\n    Prior to <!-- md:version 5.0.0 -->, x\n    <!-- md:version 5.0.0 -->.\n"
+            ),
             "  [^1]:\n    Prior to [5.0.0](../changelog/index.md#5.0.0), x\n    [5.0.0](../changelog/index.md#5.0.0).\n"
+        );
+    }
+
+    #[test]
+    fn pymdownx_blocks_render_like_their_classic_forms() {
+        let ext = Extensions {
+            blocks: true,
+            ..all_on()
+        };
+        let r = Renderer {
+            ext: &ext,
+            shortcodes: false,
+            variables: None,
+            page_rel: "a.md",
+        };
+        let text = "/// warning | Careful\n\nBody.\n\n//// tab | One\nInner.\n////\n///\n\n/// details | More\n    type: tip\n\nHidden.\n///\n\n/// html | div\nKept.\n///\n";
+        assert_eq!(
+            r.render(text, &mut State::default()),
+            "> **Warning: Careful**\n>\n> Body.\n>\n> **One**\n>\n> Inner.\n\n> **Tip: More**\n>\n> Hidden.\n\nKept.\n"
         );
     }
 

@@ -83,7 +83,11 @@ pub fn badge(kind: &str, args: &str, page_rel: &str, place: Place) -> Option<Str
     let text = match kind {
         "version" => {
             let (label, page, spec) = match args.strip_prefix("insiders-") {
-                Some(spec) => ("Minimum Insiders version", "insiders/changelog/index.md", spec),
+                Some(spec) => (
+                    "Minimum Insiders version",
+                    "insiders/changelog/index.md",
+                    spec,
+                ),
                 None => ("Minimum version", "changelog/index.md", args),
             };
             let link = if spec.is_empty() {
@@ -125,10 +129,7 @@ pub fn badge(kind: &str, args: &str, page_rel: &str, place: Place) -> Option<Str
         "utility" => labelled("Third-party utility", args),
         "example" => {
             let base = format!("https://mkdocs-material.github.io/examples/{args}");
-            labelled(
-                "Example",
-                &format!("[`.zip`]({base}.zip), [view]({base}/)"),
-            )
+            labelled("Example", &format!("[`.zip`]({base}.zip), [view]({base}/)"))
         }
         "demo" => labelled(
             "Demo repository",
@@ -156,7 +157,10 @@ mod tests {
         assert_eq!(found.len(), 2);
         assert_eq!((found[0].kind, found[0].args), ("version", "9.2.0"));
         assert_eq!((found[1].kind, found[1].args), ("default", "`true`"));
-        assert_eq!(&line[found[1].start..found[1].end], "<!-- md:default `true` -->");
+        assert_eq!(
+            &line[found[1].start..found[1].end],
+            "<!-- md:default `true` -->"
+        );
         assert!(find("<!-- a comment -->").is_empty());
     }
 
@@ -175,11 +179,23 @@ mod tests {
             b("version", "insiders-4.1.0", Place::Alone).unwrap(),
             "Minimum Insiders version: [insiders-4.1.0](../insiders/changelog/index.md#4.1.0)"
         );
-        assert_eq!(b("default", "none", Place::Alone).unwrap(), "Default value is empty");
-        assert_eq!(b("default", "`true`", Place::Alone).unwrap(), "Default value: `true`");
-        assert_eq!(b("flag", "experimental", Place::Alone).unwrap(), "Experimental");
+        assert_eq!(
+            b("default", "none", Place::Alone).unwrap(),
+            "Default value is empty"
+        );
+        assert_eq!(
+            b("default", "`true`", Place::Alone).unwrap(),
+            "Default value: `true`"
+        );
+        assert_eq!(
+            b("flag", "experimental", Place::Alone).unwrap(),
+            "Experimental"
+        );
         assert_eq!(b("flag", "metadata", Place::Heading).unwrap(), "");
-        assert_eq!(b("setting", "config.blog_dir", Place::Alone).unwrap(), "`blog_dir`");
+        assert_eq!(
+            b("setting", "config.blog_dir", Place::Alone).unwrap(),
+            "`blog_dir`"
+        );
         assert_eq!(b("bogus", "", Place::Alone), None);
         assert_eq!(
             anchor_name("option", "type:note"),

@@ -68,7 +68,12 @@ pub fn marker(line: &str) -> Option<Marker<'_>> {
 
 /// `text` with its snippets expanded. `first_line` is the page line `text` starts at (for
 /// problems), `None` inside an included file.
-pub fn expand(text: &str, cx: &mut RenderCx<'_>, sn: &SnippetCx<'_>, first_line: Option<usize>) -> String {
+pub fn expand(
+    text: &str,
+    cx: &mut RenderCx<'_>,
+    sn: &SnippetCx<'_>,
+    first_line: Option<usize>,
+) -> String {
     if !text.contains("8<") {
         return text.to_owned();
     }
@@ -90,9 +95,12 @@ pub fn expand(text: &str, cx: &mut RenderCx<'_>, sn: &SnippetCx<'_>, first_line:
                 out.push_str(&include(&spec, indent, cx, sn, at));
             }
             Some(Marker::Block { indent }) => {
-                let close = lines[i + 1..]
-                    .iter()
-                    .position(|l| matches!(marker(l.trim_end_matches(['\n', '\r'])), Some(Marker::Block { .. })));
+                let close = lines[i + 1..].iter().position(|l| {
+                    matches!(
+                        marker(l.trim_end_matches(['\n', '\r'])),
+                        Some(Marker::Block { .. })
+                    )
+                });
                 let Some(close) = close else {
                     out.push_str(line);
                     i += 1;
@@ -133,7 +141,13 @@ pub fn append(body: &str, cx: &mut RenderCx<'_>, sn: &SnippetCx<'_>) -> String {
 }
 
 /// The text a snippet spec names, indented like its marker, its own snippets expanded.
-fn include(spec: &str, indent: &str, cx: &mut RenderCx<'_>, sn: &SnippetCx<'_>, line: Option<usize>) -> String {
+fn include(
+    spec: &str,
+    indent: &str,
+    cx: &mut RenderCx<'_>,
+    sn: &SnippetCx<'_>,
+    line: Option<usize>,
+) -> String {
     if spec.starts_with("http://") || spec.starts_with("https://") {
         cx.warn(
             line,
@@ -181,7 +195,11 @@ fn missing(spec: &str, cx: &mut RenderCx<'_>, sn: &SnippetCx<'_>, line: Option<u
         .options
         .base_path
         .iter()
-        .map(|b| cx.sources.shown(&super::super::include::normalize(&sn.config_dir.join(b).join(file_part(spec)))))
+        .map(|b| {
+            cx.sources.shown(&super::super::include::normalize(
+                &sn.config_dir.join(b).join(file_part(spec)),
+            ))
+        })
         .collect();
     let shown = tried.first().cloned().unwrap_or_else(|| spec.to_owned());
     if sn.options.check_paths {

@@ -114,7 +114,10 @@ fn snippets_expand_with_ranges_sections_and_auto_append() {
             ("docs/index.md", page),
             ("includes/part.md", "Part.\n"),
             ("includes/links.md", "[x]: https://x.org\n"),
-            ("includes/sections.md", "a\n<!-- --8<-- [start:two] -->\nb\n<!-- --8<-- [end:two] -->\nc\n"),
+            (
+                "includes/sections.md",
+                "a\n<!-- --8<-- [start:two] -->\nb\n<!-- --8<-- [end:two] -->\nc\n",
+            ),
             ("src/code.py", "one\ntwo\nthree\nfour\n"),
         ],
     );
@@ -139,7 +142,11 @@ fn missing_snippets_warn_unless_check_paths_and_cycles_fail() {
     let (_, problems) = tree.serve("index.md");
     assert!(problems[0].error && problems[0].message.contains("gone.md"));
     let (_, problems) = tree.serve("a.md");
-    assert!(problems.iter().any(|p| p.error && p.message.contains("includes itself")));
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.error && p.message.contains("includes itself"))
+    );
 
     let lenient = Tree::new(
         "markdown_extensions:\n  - pymdownx.snippets\n",
@@ -172,9 +179,15 @@ fn roles_follow_the_config() {
     assert!(matches!(role("drafts/a.md"), Role::Skip(Skip::Excluded(p)) if p.contains("drafts/")));
     assert!(matches!(role("x/y.tmp.md"), Role::Skip(Skip::Excluded(_))));
     assert_eq!(role("keep.tmp.md"), Role::Page);
-    assert!(matches!(role("templates/page.md"), Role::Skip(Skip::Excluded(_))));
+    assert!(matches!(
+        role("templates/page.md"),
+        Role::Skip(Skip::Excluded(_))
+    ));
     assert!(matches!(role("wip/a.md"), Role::Skip(Skip::Unpublished(_))));
-    assert!(matches!(role("guide/README.md"), Role::Skip(Skip::Unpublished(_))));
+    assert!(matches!(
+        role("guide/README.md"),
+        Role::Skip(Skip::Unpublished(_))
+    ));
     assert_eq!(role("other/README.md"), Role::Page);
     let draft = frontmatter("draft: true\ndate: 2024-01-02\n");
     assert!(matches!(
@@ -216,16 +229,31 @@ fn settings_nav_and_variables() {
 #[test]
 fn macros_substitute_extra_values() {
     let config = "plugins:\n  - macros\nextra:\n  version: 2.1\n";
-    let tree = Tree::new(config, &[("docs/index.md", "Version {{ config.extra.version }} and {{ version }}, `{{ version }}` and {{ unknown }}.\n")]);
+    let tree = Tree::new(
+        config,
+        &[(
+            "docs/index.md",
+            "Version {{ config.extra.version }} and {{ version }}, `{{ version }}` and {{ unknown }}.\n",
+        )],
+    );
     let (served, _) = tree.serve("index.md");
-    assert_eq!(served, "Version 2.1 and 2.1, `{{ version }}` and {{ unknown }}.\n");
+    assert_eq!(
+        served,
+        "Version 2.1 and 2.1, `{{ version }}` and {{ unknown }}.\n"
+    );
 }
 
 #[test]
 fn heading_ids_follow_toc_slugify() {
-    assert_eq!(slugify("Caret, Mark & Tilde", Slugify::Markdown), "caret-mark-tilde");
+    assert_eq!(
+        slugify("Caret, Mark & Tilde", Slugify::Markdown),
+        "caret-mark-tilde"
+    );
     assert_eq!(slugify("– Version", Slugify::Markdown), "version");
-    assert_eq!(slugify("Überblick der API", Slugify::Markdown), "uberblick-der-api");
+    assert_eq!(
+        slugify("Überblick der API", Slugify::Markdown),
+        "uberblick-der-api"
+    );
     assert_eq!(slugify("Überblick", Slugify::MarkdownUnicode), "überblick");
     assert_eq!(
         slugify("Caret, Mark & Tilde", Slugify::Pymdownx { lower: true }),
@@ -263,7 +291,10 @@ fn shortcodes_need_the_hook() {
         "hooks:\n  - hooks/shortcodes.py\n",
         &[
             ("docs/index.md", page),
-            ("hooks/shortcodes.py", "def on_page_markdown(markdown, **kw):\n    # <!-- md:(\\w+)(.*?) -->\n    pass\n"),
+            (
+                "hooks/shortcodes.py",
+                "def on_page_markdown(markdown, **kw):\n    # <!-- md:(\\w+)(.*?) -->\n    pass\n",
+            ),
         ],
     );
     let (served, _) = with_hook.serve("index.md");
@@ -271,7 +302,10 @@ fn shortcodes_need_the_hook() {
         served,
         "#### `x` { #config.x }\n\n[config.x]: #config.x\n\nMinimum version: [1.0](changelog/index.md#1.0)\n"
     );
-    let without = Tree::new("site_name: x\n", &[("docs/index.md", "Text <!-- md:version 1.0 -->\n")]);
+    let without = Tree::new(
+        "site_name: x\n",
+        &[("docs/index.md", "Text <!-- md:version 1.0 -->\n")],
+    );
     let (served, _) = without.serve("index.md");
     assert_eq!(served, "Text\n");
 }
@@ -319,7 +353,11 @@ fn dump() {
     walk(docs, "", &mut files);
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     let sources = Sources::new(docs, project, &files);
-    let rel = path.strip_prefix(docs).unwrap().to_string_lossy().into_owned();
+    let rel = path
+        .strip_prefix(docs)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     let text = std::fs::read_to_string(path).unwrap();
     let page = Page {
         rel: &rel,
