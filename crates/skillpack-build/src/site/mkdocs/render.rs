@@ -1033,6 +1033,52 @@ mod tests {
     }
 
     #[test]
+    fn odd_input_never_panics() {
+        let ext = Extensions {
+            blocks: true,
+            ..all_on()
+        };
+        let r = Renderer {
+            ext: &ext,
+            shortcodes: true,
+            variables: None,
+            page_rel: "é/ü.md",
+        };
+        for text in [
+            "!!!\n",
+            "!!! \"\n",
+            "??? é \"ü\n    x",
+            "=== \"\n",
+            "=== é\n",
+            "<!-- md:\n",
+            "<!-- md:version",
+            "# <!-- md:setting -->\n",
+            "#### <!-- md:option é -->\n",
+            "{",
+            "}",
+            "{ }\n",
+            "# {\n",
+            "# }\n",
+            "# é { #é }\n",
+            "[x](y){ é=\"\n",
+            ":material-:\n",
+            ":material-é:\n",
+            "- :material-x:",
+            "///\n",
+            "/// é |\n",
+            "/// a\nno close\n",
+            "```\n",
+            "1.\n    !!! note\n",
+            ":   \n",
+            "[^1]:\n",
+            "\t!!! note\n\tx\n",
+            "<div markdown>\n</div>\n</div>\n",
+        ] {
+            let _ = r.render(text, &mut State::default());
+        }
+    }
+
+    #[test]
     fn fence_attributes_become_the_language() {
         assert_eq!(
             render("``` { .sh .no-copy }\nls\n```\n"),

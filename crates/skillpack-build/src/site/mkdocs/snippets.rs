@@ -355,3 +355,35 @@ fn indented(text: &str, indent: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_and_specs() {
+        assert_eq!(
+            marker("  --8<-- \"a.md\""),
+            Some(Marker::Inline {
+                indent: "  ",
+                spec: "a.md".into()
+            })
+        );
+        assert_eq!(marker("-8<-"), Some(Marker::Block { indent: "" }));
+        assert_eq!(marker(";--8<-- \"a.md\""), Some(Marker::Escaped));
+        assert_eq!(marker("--8<-- a.md"), None);
+        assert_eq!(marker("text --8<-- \"a.md\""), None);
+        assert_eq!(marker("--8<-- \"é"), None);
+        assert_eq!(
+            split_spec("a.md:3:5"),
+            ("a.md", Selection::Lines(vec![(Some(3), Some(5))]))
+        );
+        assert_eq!(
+            split_spec("a.md:name"),
+            ("a.md", Selection::Section("name".into()))
+        );
+        assert_eq!(split_spec("a.md"), ("a.md", Selection::Whole));
+        assert_eq!(split_spec("a.md:x y"), ("a.md:x y", Selection::Whole));
+        assert_eq!(select("a\nb\n", &Selection::Section("nope".into())), None);
+    }
+}
