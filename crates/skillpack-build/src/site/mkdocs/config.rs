@@ -30,6 +30,9 @@ pub struct Config {
     pub blog: Option<Blog>,
     /// The macros plugin is enabled: `{{ config.extra.x }}` and `{{ x }}` are expanded.
     pub macros: bool,
+    /// The meta plugin's file name (`.meta.yml`), when the plugin is enabled: its values
+    /// are front matter defaults for every page in its folder and below.
+    pub meta_file: Option<String>,
     /// `hooks`: paths relative to the config's folder.
     pub hooks: Vec<String>,
 }
@@ -113,6 +116,7 @@ impl Default for Config {
             extensions: Extensions::default(),
             blog: None,
             macros: false,
+            meta_file: None,
             hooks: Vec::new(),
         }
     }
@@ -174,6 +178,17 @@ pub fn from_value(value: &Value) -> Config {
         .find(|(name, _)| is_plugin(name, "blog"))
         .map(|(_, options)| blog(options));
     config.macros = plugins.iter().any(|(name, _)| is_plugin(name, "macros"));
+    config.meta_file = plugins
+        .iter()
+        .find(|(name, _)| is_plugin(name, "meta"))
+        .filter(|(_, options)| options.get("enabled").and_then(Value::as_bool) != Some(false))
+        .map(|(_, options)| {
+            options
+                .get("meta_file")
+                .and_then(Value::as_str)
+                .unwrap_or(".meta.yml")
+                .to_owned()
+        });
     if let Some(hooks) = value.get("hooks").and_then(Value::as_array) {
         config.hooks = hooks
             .iter()

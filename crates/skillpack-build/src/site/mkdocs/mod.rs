@@ -4,7 +4,7 @@
 //! a config that does not parse is a warning and MkDocs' defaults apply, and `INHERIT` is
 //! followed): `site_url` (its path is the base path), `nav` (order and nav titles),
 //! `exclude_docs` and `draft_docs` (gitignore patterns), `extra` (static values for
-//! `{{ … }}` when the macros plugin is on), `hooks`, the blog plugin's options, and
+//! `{{ … }}` when the macros plugin is on), `hooks`, the blog and meta plugins' options, and
 //! `markdown_extensions`: which constructs are on, `pymdownx.snippets`' `base_path`,
 //! `auto_append` and `check_paths`, and `toc`'s `slugify` (the heading-id rule).
 //!
@@ -27,8 +27,9 @@
 //!
 //! **Skips** snippet sources and `auto_append` files inside the docs root (partials),
 //! `exclude_docs` matches and MkDocs' default excludes (`/templates/`), `draft_docs`
-//! matches and blog posts with `draft: true` (unpublished unless the blog plugin's
-//! `draft` option builds them), and `README.md` beside an `index.md` (MkDocs publishes
+//! matches and blog posts with `draft: true` (in their front matter or, with the meta
+//! plugin, in a `.meta.yml` of their folder; unpublished unless the blog plugin's `draft`
+//! option builds them), and `README.md` beside an `index.md` (MkDocs publishes
 //! the index).
 
 mod config;
@@ -36,13 +37,13 @@ mod render;
 mod shortcodes;
 mod snippets;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{Map, Value};
 
-use super::{Detection, Flavor, Generator, Page, RenderCx, Role, Settings, Skip, field, flag};
+use super::{Detection, Flavor, Generator, Page, RenderCx, Role, Settings, Skip, field};
 use crate::compile::Report;
 use config::{Config, Slugify};
 
@@ -58,6 +59,8 @@ pub struct MkDocs {
     drafts: Vec<Rule>,
     /// A configured hook expands `<!-- md:… -->` shortcodes.
     shortcodes: bool,
+    /// Folders (docs-relative, `` for the root) whose meta file sets `draft:`.
+    meta_drafts: BTreeMap<String, bool>,
 }
 
 /// One gitignore-style line: its globs, and whether it re-includes.
@@ -124,6 +127,10 @@ impl MkDocs {
             }
         }
         let partials = partials(&config, &config_dir, &detection.docs);
+        let meta_drafts = match &config.meta_file {
+            Some(name) => meta_drafts(&detection.docs, name, report),
+            None => BTreeMap::new(),
+        };
         MkDocs {
             settings,
             config,
@@ -133,6 +140,24 @@ impl MkDocs {
             exclude: rules,
             drafts,
             shortcodes,
+            meta_drafts,
+        }
+    }
+
+    /// A page's `draft:`: its own front matter, else the nearest meta file's.
+    fn is_draft(&self, rel: &str, frontmatter: Option<&Map<String, Value>>) -> bool {
+        if let Some(own) = frontmatter.and_then(|fm| fm.get("draft")) {
+            return own.as_bool() == Some(true) || own.as_str() == Some("true");
+        }
+        let mut dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        loop {
+            if let Some(&draft) = self.meta_drafts.get(dir) {
+                return draft;
+            }
+            if dir.is_empty() {
+                return false;
+            }
+            dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
         }
     }
 
@@ -235,6 +260,45 @@ fn partials(config: &Config, config_dir: &Path, docs: &Path) -> BTreeSet<String>
     found
 }
 
+/// The meta plugin's files under the docs root that set `draft:`, by folder.
+fn meta_drafts(docs: &Path, name: &str, report: &mut Report) -> BTreeMap<String, bool> {
+    let mut found = BTreeMap::new();
+    let mut pending = vec![(docs.to_path_buf(), String::new())];
+    while let Some((dir, rel)) = pending.pop() {
+        let meta = dir.join(name);
+        if let Ok(text) = std::fs::read_to_string(&meta) {
+            match config::parse(&text) {
+                Ok(value) => {
+                    if let Some(draft) = value.get("draft").and_then(Value::as_bool) {
+                        found.insert(rel.clone(), draft);
+                    }
+                }
+                Err(error) => report.warning(
+                    meta.display().to_string(),
+                    None,
+                    format!("the meta plugin's file does not parse ({error}); its defaults are not applied"),
+                    "fix the YAML: it holds front matter defaults for the pages in its folder",
+                ),
+            }
+        }
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let file_name = entry.file_name().to_string_lossy().into_owned();
+            if !file_name.starts_with('.') && entry.path().is_dir() {
+                let child = if rel.is_empty() {
+                    file_name
+                } else {
+                    format!("{rel}/{file_name}")
+                };
+                pending.push((entry.path(), child));
+            }
+        }
+    }
+    found
+}
+
 /// The file specs a text's snippet lines name (inline and block form).
 fn snippet_specs(text: &str) -> Vec<String> {
     let mut specs = Vec::new();
@@ -292,7 +356,7 @@ impl Generator for MkDocs {
             }
         }
         if self.is_blog_post(rel)
-            && flag(frontmatter, "draft")
+            && self.is_draft(rel, frontmatter)
             && !self.config.blog.as_ref().is_some_and(|b| b.build_drafts)
         {
             return Role::Skip(Skip::Unpublished(

@@ -200,6 +200,29 @@ fn roles_follow_the_config() {
 }
 
 #[test]
+fn meta_files_make_blog_posts_drafts() {
+    let tree = Tree::new(
+        "plugins:\n  - blog\n  - meta\n",
+        &[
+            ("docs/blog/posts/wip/.meta.yml", "draft: true\n"),
+            ("docs/blog/posts/wip/a.md", "x"),
+            ("docs/blog/posts/b.md", "x"),
+        ],
+    );
+    let (generator, _) = tree.load();
+    assert!(matches!(
+        generator.role("blog/posts/wip/a.md", None),
+        Role::Skip(Skip::Unpublished(_))
+    ));
+    let published = frontmatter("draft: false\n");
+    assert_eq!(
+        generator.role("blog/posts/wip/a.md", Some(&published)),
+        Role::Page
+    );
+    assert_eq!(generator.role("blog/posts/b.md", None), Role::Page);
+}
+
+#[test]
 fn a_config_that_does_not_parse_is_a_warning() {
     let tree = Tree::new("nav: [unclosed\n  - : :\n", &[("docs/index.md", "x")]);
     let (generator, report) = tree.load();
