@@ -249,7 +249,7 @@ impl Renderer<'_> {
         {
             return Some(format!("{option}{ending}"));
         }
-        let shortcoded = self.shortcodes_in(bare, state, false);
+        let shortcoded = self.shortcodes_in(bare, state);
         let current = shortcoded.as_deref().unwrap_or(bare);
         let inline = self.inline(current, true);
         if shortcoded.is_none() && inline.is_none() {
@@ -280,7 +280,14 @@ impl Renderer<'_> {
         let content = &bare[hashes.len()..];
         let mut rewritten: Option<String> = None;
         let mut definition = String::new();
-        if self.shortcodes && content.contains("<!-- md:") {
+        if !self.shortcodes && content.contains("<!-- md:") {
+            // Without the hook they are HTML comments: nothing shows.
+            let mut text = content.to_owned();
+            for sc in shortcodes::find(content).iter().rev() {
+                text.replace_range(sc.start..sc.end, "");
+            }
+            rewritten = Some(text.trim().to_owned());
+        } else if content.contains("<!-- md:") {
             let found = shortcodes::find(content);
             let only = found.len() == 1
                 && content
@@ -332,7 +339,7 @@ impl Renderer<'_> {
     }
 
     /// Shortcodes in a non-heading line as words; `None` when there are none.
-    fn shortcodes_in(&self, bare: &str, state: &mut State, heading: bool) -> Option<String> {
+    fn shortcodes_in(&self, bare: &str, state: &mut State) -> Option<String> {
         if !bare.contains("<!-- md:") {
             return None;
         }
@@ -352,9 +359,7 @@ impl Renderer<'_> {
             rest.replace_range(sc.start..sc.end, "");
         }
         let rest = rest.trim();
-        let place = if heading {
-            Place::Heading
-        } else if rest.is_empty() || rest == ":" {
+        let place = if rest.is_empty() || rest == ":" {
             Place::Alone
         } else {
             Place::Prose
