@@ -33,6 +33,7 @@
 //! the index).
 
 mod config;
+mod inline;
 mod render;
 mod shortcodes;
 mod snippets;
