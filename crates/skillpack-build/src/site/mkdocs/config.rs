@@ -30,6 +30,8 @@ pub struct Config {
     pub blog: Option<Blog>,
     /// The macros plugin is enabled: `{{ config.extra.x }}` and `{{ x }}` are expanded.
     pub macros: bool,
+    /// mkdocs-include-markdown-plugin is enabled: `{% include-markdown "f" %}`.
+    pub include_markdown: bool,
     /// The meta plugin's file name (`.meta.yml`), when the plugin is enabled: its values
     /// are front matter defaults for every page in its folder and below.
     pub meta_file: Option<String>,
@@ -117,6 +119,7 @@ impl Default for Config {
             blog: None,
             macros: false,
             meta_file: None,
+            include_markdown: false,
             hooks: Vec::new(),
         }
     }
@@ -178,6 +181,9 @@ pub fn from_value(value: &Value) -> Config {
         .find(|(name, _)| is_plugin(name, "blog"))
         .map(|(_, options)| blog(options));
     config.macros = plugins.iter().any(|(name, _)| is_plugin(name, "macros"));
+    config.include_markdown = plugins
+        .iter()
+        .any(|(name, _)| is_plugin(name, "include-markdown"));
     config.meta_file = plugins
         .iter()
         .find(|(name, _)| is_plugin(name, "meta"))

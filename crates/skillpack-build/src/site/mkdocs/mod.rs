@@ -9,7 +9,8 @@
 //! `auto_append` and `check_paths`, and `toc`'s `slugify` (the heading-id rule).
 //!
 //! **Serves** every markdown page MkDocs builds, rendered as its readers see it:
-//! snippets (`--8<-- "file"`, the block form, line ranges and `[start:name]` sections,
+//! mkdocs-include-markdown-plugin's `{% include-markdown %}` / `{% include %}` expanded
+//! (relative to the including file, links rebased), then snippets (`--8<-- "file"`, the block form, line ranges and `[start:name]` sections,
 //! `;`-escaped lines) expanded from the snippet base paths, fenced code included, and
 //! `auto_append` files appended; admonitions `!!! note "Title"` and collapsible
 //! `???`/`???+` details as labelled blockquotes and content tabs `=== "Tab"` as labelled
@@ -25,7 +26,8 @@
 //! → `caret-mark-tilde`). Titles are MkDocs' own (`title:`, then the first heading); nav
 //! titles are kept as nav labels, not titles.
 //!
-//! **Skips** snippet sources and `auto_append` files inside the docs root (partials),
+//! **Skips** snippet sources, `auto_append` files and include-markdown targets inside
+//! the docs root (partials),
 //! `exclude_docs` matches and MkDocs' default excludes (`/templates/`), `draft_docs`
 //! matches and blog posts with `draft: true` (in their front matter or, with the meta
 //! plugin, in a `.meta.yml` of their folder; unpublished unless the blog plugin's `draft`
@@ -33,6 +35,7 @@
 //! the index).
 
 mod config;
+mod include_markdown;
 mod inline;
 mod render;
 mod shortcodes;
@@ -213,10 +216,21 @@ fn rule(pattern: &str, detection: &Detection, report: &mut Report, key: &str) ->
 /// snippet lines) and of the `auto_append` files under the docs root.
 fn partials(config: &Config, config_dir: &Path, docs: &Path) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
+    let docs_abs = docs.canonicalize().unwrap_or_else(|_| docs.to_path_buf());
+    if config.include_markdown {
+        for (path, text) in markdown_files(&docs_abs) {
+            let dir = path.parent().unwrap_or(Path::new(""));
+            for target in include_markdown::targets(&text) {
+                let abs = super::include::normalize(&dir.join(&target));
+                if let Ok(rest) = abs.strip_prefix(&docs_abs) {
+                    found.insert(rest.to_string_lossy().replace('\\', "/"));
+                }
+            }
+        }
+    }
     let Some(options) = &config.extensions.snippets else {
         return found;
     };
-    let docs_abs = docs.canonicalize().unwrap_or_else(|_| docs.to_path_buf());
     let base_dir = config_dir
         .canonicalize()
         .unwrap_or_else(|_| config_dir.to_path_buf());
@@ -235,30 +249,40 @@ fn partials(config: &Config, config_dir: &Path, docs: &Path) -> BTreeSet<String>
     for name in &options.auto_append {
         to_rel(name, &mut found);
     }
-    let mut pending = vec![docs_abs.clone()];
+    for (_, text) in markdown_files(&docs_abs) {
+        if text.contains("8<") {
+            for spec in snippet_specs(&text) {
+                to_rel(&spec, &mut found);
+            }
+        }
+    }
+    found
+}
+
+/// Every markdown file under `docs` (hidden folders left out, as MkDocs does) with its text.
+fn markdown_files(docs: &Path) -> Vec<(PathBuf, String)> {
+    let mut files = Vec::new();
+    let mut pending = vec![docs.to_path_buf()];
     while let Some(dir) = pending.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            let name = entry.file_name();
-            if name.to_string_lossy().starts_with('.') {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
                 continue;
             }
             if path.is_dir() {
                 pending.push(path);
-            } else if super::is_page_source(&name.to_string_lossy(), true)
+            } else if super::is_page_source(&name, true)
                 && let Ok(text) = std::fs::read_to_string(&path)
-                && text.contains("8<")
             {
-                for spec in snippet_specs(&text) {
-                    to_rel(&spec, &mut found);
-                }
+                files.push((path, text));
             }
         }
     }
-    found
+    files
 }
 
 /// The meta plugin's files under the docs root that set `draft:`, by folder.
@@ -370,16 +394,22 @@ impl Generator for MkDocs {
 
     fn render(&self, page: &Page<'_>, cx: &mut RenderCx<'_>) -> String {
         let first_line = page.line_of_body_offset(0);
+        let included = if self.config.include_markdown {
+            let file = cx.sources.abs(page.rel);
+            include_markdown::expand(page.body(), &file, cx, Some(first_line))
+        } else {
+            page.body().to_owned()
+        };
         let body = match &self.config.extensions.snippets {
             Some(options) => {
                 let sn = snippets::SnippetCx {
                     options,
                     config_dir: &self.config_dir,
                 };
-                let expanded = snippets::expand(page.body(), cx, &sn, Some(first_line));
+                let expanded = snippets::expand(&included, cx, &sn, Some(first_line));
                 snippets::append(&expanded, cx, &sn)
             }
-            None => page.body().to_owned(),
+            None => included,
         };
         let renderer = render::Renderer {
             ext: &self.config.extensions,

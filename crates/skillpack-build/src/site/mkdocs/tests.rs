@@ -158,6 +158,35 @@ fn missing_snippets_warn_unless_check_paths_and_cycles_fail() {
 }
 
 #[test]
+fn include_markdown_expands_and_rebases_links() {
+    let tree = Tree::new(
+        "plugins:\n  - include-markdown\n",
+        &[
+            (
+                "docs/index.md",
+                "# Home\n\n{% include-markdown \"parts/intro.md\" start=\"<!--s-->\" end=\"<!--e-->\" %}\n\n- item\n    {% include \"parts/code.txt\" %}\n\n```\n{% include \"shown.md\" %}\n```\n",
+            ),
+            (
+                "docs/parts/intro.md",
+                "skip<!--s-->See [a](../a.md) and [b](b.md).<!--e-->skip",
+            ),
+            ("docs/parts/code.txt", "one\ntwo\n"),
+        ],
+    );
+    let (served, problems) = tree.serve("index.md");
+    assert_eq!(
+        served,
+        "# Home\n\nSee [a](a.md) and [b](parts/b.md).\n\n- item\n    one\n    two\n\n\n```\n{% include \"shown.md\" %}\n```\n"
+    );
+    assert!(problems.is_empty(), "{problems:?}");
+    let (generator, _) = tree.load();
+    assert_eq!(
+        generator.role("parts/intro.md", None),
+        Role::Skip(Skip::Partial)
+    );
+}
+
+#[test]
 fn roles_follow_the_config() {
     let config = "exclude_docs: |\n  drafts/\n  *.tmp.md\n  !keep.tmp.md\ndraft_docs: |\n  wip/\nplugins:\n  - blog\nmarkdown_extensions:\n  - pymdownx.snippets:\n      base_path: [docs/snippets, .]\n";
     let tree = Tree::new(
