@@ -30,6 +30,8 @@ pub struct Config {
     pub blog: Option<Blog>,
     /// The macros plugin is enabled: `{{ config.extra.x }}` and `{{ x }}` are expanded.
     pub macros: bool,
+    /// mkdocstrings is enabled: `::: package.module` lines insert API documentation.
+    pub mkdocstrings: bool,
     /// mkdocs-include-markdown-plugin is enabled: `{% include-markdown "f" %}`.
     pub include_markdown: bool,
     /// The meta plugin's file name (`.meta.yml`), when the plugin is enabled: its values
@@ -120,6 +122,7 @@ impl Default for Config {
             macros: false,
             meta_file: None,
             include_markdown: false,
+            mkdocstrings: false,
             hooks: Vec::new(),
         }
     }
@@ -181,6 +184,9 @@ pub fn from_value(value: &Value) -> Config {
         .find(|(name, _)| is_plugin(name, "blog"))
         .map(|(_, options)| blog(options));
     config.macros = plugins.iter().any(|(name, _)| is_plugin(name, "macros"));
+    config.mkdocstrings = plugins
+        .iter()
+        .any(|(name, _)| is_plugin(name, "mkdocstrings"));
     config.include_markdown = plugins
         .iter()
         .any(|(name, _)| is_plugin(name, "include-markdown"));

@@ -21,7 +21,8 @@
 //! titled and anchored as the hook does; attribute lists reduced to heading ids;
 //! `<div … markdown>` wrappers (grid cards) dropped around their content; Material
 //! icons (`:material-…:`, `:octicons-…:`, `:fontawesome-…:`, `:simple-…:`) dropped;
-//! superfences' ```` ``` { .lang } ```` fences given their language. Blog posts are pages.
+//! superfences' ```` ``` { .lang } ```` fences given their language; with mkdocstrings,
+//! a `::: package.module` line (API documentation generated from code) is named in words. Blog posts are pages.
 //! Heading ids follow `toc`'s slugify (Python-Markdown's by default: `Caret, Mark & Tilde`
 //! → `caret-mark-tilde`). Titles are MkDocs' own (`title:`, then the first heading); nav
 //! titles are kept as nav labels, not titles.
@@ -414,6 +415,7 @@ impl Generator for MkDocs {
         let renderer = render::Renderer {
             ext: &self.config.extensions,
             shortcodes: self.shortcodes,
+            mkdocstrings: self.config.mkdocstrings,
             variables: self.config.macros.then_some(&self.settings.variables),
             page_rel: page.rel,
         };

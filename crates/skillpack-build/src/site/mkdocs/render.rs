@@ -21,6 +21,8 @@ pub struct Renderer<'r> {
     /// The shortcodes hook is configured: `<!-- md:… -->` are expanded (else they are
     /// the HTML comments they look like, and are dropped).
     pub shortcodes: bool,
+    /// mkdocstrings is on: `::: package.module` stands for generated API documentation.
+    pub mkdocstrings: bool,
     /// Static `extra` values for `{{ … }}` when the macros plugin is on.
     pub variables: Option<&'r std::collections::BTreeMap<String, String>>,
     pub page_rel: &'r str,
@@ -91,6 +93,18 @@ impl Renderer<'_> {
                 if let Some(column) = content_column(line.bare()) {
                     columns.push(column);
                 }
+            }
+            if self.mkdocstrings
+                && let Some(identifier) = autodoc_identifier(line.bare())
+            {
+                // The options under it (indented YAML) configure what is generated.
+                let last = body_end(&lines, i, markup::indent_of(line.text) + 4);
+                let ending = &line.text[line.bare().len()..];
+                out.push_str(&format!(
+                    "API reference of `{identifier}` (generated from its source by mkdocstrings){ending}"
+                ));
+                i = last + 1;
+                continue;
             }
             if self.ext.blocks
                 && let Some((block, next)) = self.generic_block(&lines, i, state)
@@ -460,6 +474,16 @@ impl Renderer<'_> {
     }
 }
 
+/// `::: package.module.Class`: the identifier mkdocstrings documents.
+fn autodoc_identifier(bare: &str) -> Option<&str> {
+    let identifier = bare.trim_start().strip_prefix(":::")?.trim();
+    let valid = !identifier.is_empty()
+        && identifier
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | ':' | '-' | '/'));
+    valid.then_some(identifier)
+}
+
 /// `/// name | title`: the slash count, the block's name and its title.
 fn block_header(bare: &str) -> Option<(usize, String, Option<String>)> {
     let t = bare.trim();
@@ -603,6 +627,7 @@ mod tests {
         let r = Renderer {
             ext: &ext,
             shortcodes: true,
+            mkdocstrings: true,
             variables: None,
             page_rel: "setup/page.md",
         };
@@ -732,6 +757,7 @@ mod tests {
         let r = Renderer {
             ext: &ext,
             shortcodes: false,
+            mkdocstrings: false,
             variables: None,
             page_rel: "a.md",
         };
@@ -751,6 +777,7 @@ mod tests {
         let r = Renderer {
             ext: &ext,
             shortcodes: true,
+            mkdocstrings: true,
             variables: None,
             page_rel: "é/ü.md",
         };
@@ -786,6 +813,21 @@ mod tests {
         ] {
             let _ = r.render(text, &mut State::default());
         }
+    }
+
+    #[test]
+    fn mkdocstrings_lines_name_what_they_document() {
+        assert_eq!(
+            render(
+                "## API\n\n::: pkg.mod.Class\n    options:\n      show_source: false\n\nText.\n"
+            ),
+            "## API\n\nAPI reference of `pkg.mod.Class` (generated from its source by mkdocstrings)\n\nText.\n"
+        );
+        assert_eq!(
+            render("::: note\n"),
+            "API reference of `note` (generated from its source by mkdocstrings)\n"
+        );
+        assert_eq!(render("::: not an identifier\n"), "::: not an identifier\n");
     }
 
     #[test]
