@@ -128,6 +128,28 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// What is assumed when `mkdocs.yml` cannot be read: MkDocs' defaults, with the
+    /// markdown extensions Material sites commonly enable on, so that the constructs a
+    /// page uses are still rendered.
+    pub fn fallback() -> Config {
+        Config {
+            extensions: Extensions {
+                admonition: true,
+                details: true,
+                tabbed: true,
+                emoji: true,
+                attr_list: true,
+                md_in_html: true,
+                blocks: false,
+                snippets: Some(Snippets::default()),
+                slugify: Slugify::Markdown,
+            },
+            ..Config::default()
+        }
+    }
+}
+
 /// Read the config at `path`; `Err` says what is wrong (the caller warns and uses defaults).
 pub fn load(path: &Path) -> Result<Config, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot be read: {e}"))?;
@@ -390,7 +412,9 @@ fn flatten_nav(value: &Value, out: &mut Vec<(String, Option<String>)>) {
 
 fn push_nav(path: &str, title: Option<&str>, out: &mut Vec<(String, Option<String>)>) {
     let path = path.trim();
-    if path.contains("://") || path.starts_with("mailto:") || path.is_empty() {
+    // URLs and anything that is not a page (an `!include` of another config…) are not
+    // pages of this tree.
+    if path.contains("://") || !super::super::is_page_source(path, false) {
         return;
     }
     let path = path.trim_start_matches("./").trim_start_matches('/');

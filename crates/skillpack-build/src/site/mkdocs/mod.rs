@@ -1,8 +1,8 @@
 //! MkDocs, with Material for MkDocs and the pymdown extensions.
 //!
 //! **Reads** `mkdocs.yml` (Python tags such as `!!python/name:` and `!ENV` are tolerated;
-//! a config that does not parse is a warning and MkDocs' defaults apply, and `INHERIT` is
-//! followed): `site_url` (its path is the base path), `nav` (order and nav titles),
+//! a config that does not parse is a warning, and MkDocs' defaults apply with Material's
+//! common extensions assumed on; `INHERIT` is followed): `site_url` (its path is the base path), `nav` (order and nav titles),
 //! `exclude_docs` and `draft_docs` (gitignore patterns), `extra` (static values for
 //! `{{ … }}` when the macros plugin is on), `hooks`, the blog and meta plugins' options, and
 //! `markdown_extensions`: which constructs are on, `pymdownx.snippets`' `base_path`,
@@ -92,13 +92,13 @@ impl MkDocs {
                     report.warning(
                         path.display().to_string(),
                         None,
-                        format!("mkdocs.yml could not be read ({error}); MkDocs' defaults are used: no nav, no excludes, no snippets"),
+                        format!("mkdocs.yml could not be read ({error}); MkDocs' defaults are used (no nav, no excludes) with Material's common markdown extensions assumed"),
                         "fix the YAML (skillpack accepts the Python tags `!!python/…` and `!ENV`), or set SKILLPACK_DOCS_FLAVOR=plain to serve the pages as authored",
                     );
-                    Config::default()
+                    Config::fallback()
                 }
             },
-            None => Config::default(),
+            None => Config::fallback(),
         };
         let mut rules = Vec::new();
         let mut patterns: Vec<String> = DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect();

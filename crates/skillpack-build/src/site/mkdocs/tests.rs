@@ -253,11 +253,18 @@ fn meta_files_make_blog_posts_drafts() {
 
 #[test]
 fn a_config_that_does_not_parse_is_a_warning() {
-    let tree = Tree::new("nav: [unclosed\n  - : :\n", &[("docs/index.md", "x")]);
+    let tree = Tree::new(
+        "nav: [unclosed\n  - : :\n",
+        &[("docs/index.md", "!!! note\n    Still rendered.\n")],
+    );
     let (generator, report) = tree.load();
     assert_eq!(report.diagnostics.len(), 1);
     assert!(report.diagnostics[0].message.contains("could not be read"));
     assert_eq!(generator.role("index.md", None), Role::Page);
+    assert_eq!(
+        tree.serve("index.md").0,
+        "> **Note**\n>\n> Still rendered.\n"
+    );
 }
 
 #[test]
