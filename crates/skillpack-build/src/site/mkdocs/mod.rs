@@ -71,6 +71,8 @@ pub struct MkDocs {
 /// One gitignore-style line: its globs, and whether it re-includes.
 struct Rule {
     pattern: String,
+    /// The setting it comes from (`exclude_docs`), for the reason shown.
+    source: &'static str,
     globs: Vec<GlobMatcher>,
     negated: bool,
 }
@@ -101,9 +103,15 @@ impl MkDocs {
             None => Config::fallback(),
         };
         let mut rules = Vec::new();
-        let mut patterns: Vec<String> = DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect();
-        patterns.extend(config.exclude_docs.iter().cloned());
-        for pattern in &patterns {
+        for pattern in DEFAULT_EXCLUDES {
+            rules.extend(rule(
+                pattern,
+                detection,
+                report,
+                "MkDocs' default exclude_docs",
+            ));
+        }
+        for pattern in &config.exclude_docs {
             rules.extend(rule(pattern, detection, report, "exclude_docs"));
         }
         let drafts = config
@@ -185,7 +193,12 @@ impl MkDocs {
     }
 }
 
-fn rule(pattern: &str, detection: &Detection, report: &mut Report, key: &str) -> Option<Rule> {
+fn rule(
+    pattern: &str,
+    detection: &Detection,
+    report: &mut Report,
+    key: &'static str,
+) -> Option<Rule> {
     let (globs, negated) = config::gitignore_globs(pattern);
     let mut matchers = Vec::new();
     for glob in globs {
@@ -208,6 +221,7 @@ fn rule(pattern: &str, detection: &Detection, report: &mut Report, key: &str) ->
     }
     Some(Rule {
         pattern: pattern.to_owned(),
+        source: key,
         globs: matchers,
         negated,
     })
@@ -360,7 +374,7 @@ impl Generator for MkDocs {
             return Role::Skip(Skip::Partial);
         }
         if let Some(rule) = Self::matching(&self.exclude, rel) {
-            return Role::Skip(Skip::Excluded(format!("exclude_docs: {}", rule.pattern)));
+            return Role::Skip(Skip::Excluded(format!("{}: {}", rule.source, rule.pattern)));
         }
         if let Some(rule) = Self::matching(&self.drafts, rel) {
             return Role::Skip(Skip::Unpublished(format!(
