@@ -127,7 +127,8 @@ impl Renderer<'_> {
                 i = last + 1;
                 continue;
             }
-            match self.line(line, state) {
+            let continues_prose = i > 0 && continues_prose(lines[i - 1]);
+            match self.line(line, continues_prose, state) {
                 Some(rewritten) => out.push_str(&rewritten),
                 None => out.push_str(line.text),
             }
@@ -248,7 +249,7 @@ impl Renderer<'_> {
     }
 
     /// A line outside code and outside block openings, rewritten if it holds markup.
-    fn line(&self, line: Line<'_>, state: &mut State) -> Option<String> {
+    fn line(&self, line: Line<'_>, continues_prose: bool, state: &mut State) -> Option<String> {
         let bare = line.bare();
         let ending = &line.text[bare.len()..];
         let trimmed = bare.trim();
@@ -268,7 +269,7 @@ impl Renderer<'_> {
         {
             return Some(format!("{option}{ending}"));
         }
-        let shortcoded = self.shortcodes_in(bare, state);
+        let shortcoded = self.shortcodes_in(bare, continues_prose, state);
         let current = shortcoded.as_deref().unwrap_or(bare);
         let inline = self.inline(current, true);
         if shortcoded.is_none() && inline.is_none() {
@@ -322,7 +323,7 @@ impl Renderer<'_> {
                 }
             } else {
                 let place = if only { Place::Alone } else { Place::Heading };
-                let text = self.replace_shortcodes(content, &found, place, state);
+                let text = self.replace_shortcodes(content, &found, place, false, state);
                 let text = text.trim_start();
                 let text = text
                     .strip_prefix("– ")
@@ -358,7 +359,12 @@ impl Renderer<'_> {
     }
 
     /// Shortcodes in a non-heading line as words; `None` when there are none.
-    fn shortcodes_in(&self, bare: &str, state: &mut State) -> Option<String> {
+    fn shortcodes_in(
+        &self,
+        bare: &str,
+        continues_prose: bool,
+        state: &mut State,
+    ) -> Option<String> {
         if !bare.contains("<!-- md:") {
             return None;
         }
@@ -378,12 +384,12 @@ impl Renderer<'_> {
             rest.replace_range(sc.start..sc.end, "");
         }
         let rest = rest.trim();
-        let place = if rest.is_empty() || rest == ":" {
+        let place = if (rest.is_empty() || rest == ":") && !continues_prose {
             Place::Alone
         } else {
             Place::Prose
         };
-        Some(self.replace_shortcodes(bare, &found, place, state))
+        Some(self.replace_shortcodes(bare, &found, place, continues_prose, state))
     }
 
     fn replace_shortcodes(
@@ -391,13 +397,21 @@ impl Renderer<'_> {
         text: &str,
         found: &[shortcodes::Shortcode<'_>],
         place: Place,
+        continues_prose: bool,
         state: &mut State,
     ) -> String {
         let mut out = String::with_capacity(text.len());
         let mut at = 0;
         let mut previous_was_badge = false;
+        // Badges that lead a line (before any words) keep their label even in prose.
+        let mut words_before = false;
         for sc in found {
             let between = &text[at..sc.start];
+            words_before |= between.chars().any(char::is_alphanumeric);
+            let place = match place {
+                Place::Prose if !words_before && !continues_prose => Place::Alone,
+                other => other,
+            };
             let rendered = match shortcodes::badge(sc.kind, sc.args, self.page_rel, place) {
                 Some(r) => r,
                 None => {
@@ -472,6 +486,21 @@ impl Renderer<'_> {
         }
         changed.then_some(out)
     }
+}
+
+/// Whether the line after `previous` continues a paragraph of prose (badges that lead
+/// it read as part of a sentence): `previous` is text, not a blank, heading or badge line.
+fn continues_prose(previous: Line<'_>) -> bool {
+    let bare = previous.bare();
+    if previous.in_code || bare.trim().is_empty() || heading_level(bare).is_some() {
+        return false;
+    }
+    let mut rest = bare.to_owned();
+    for sc in shortcodes::find(bare).iter().rev() {
+        rest.replace_range(sc.start..sc.end, "");
+    }
+    let rest = rest.trim();
+    !(rest.is_empty() || rest == ":")
 }
 
 /// `::: package.module.Class`: the identifier mkdocstrings documents.
@@ -721,6 +750,10 @@ mod tests {
         assert_eq!(
             render("### Types\n\n<!-- md:option type:note -->\n"),
             "### Types\n\n#### `note` { #+type:note }\n"
+        );
+        assert_eq!(
+            render(":   <!-- md:version 7.3.5 --> <!-- md:default computed --> – Text\n"),
+            ":   Minimum version: [7.3.5](../changelog/index.md#7.3.5) · Default value is computed – Text\n"
         );
         assert_eq!(
             render("Prior to <!-- md:version 5.0.0 -->, search\n"),
