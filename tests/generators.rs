@@ -32,7 +32,9 @@ const TREES: &[Tree] = &[
         flavor: "mkdocs",
         pages: 96,
         not_pages: &[],
-        link_warnings: 0,
+        // 28 links to screenshots and `schema.json` the corpus did not copy; 7 anchors
+        // broken on the live site too; 5 footnote, tab and code-block ids.
+        link_warnings: 40,
     },
     Tree {
         docs: "generators/docusaurus-redux-toolkit/docs",
@@ -44,8 +46,10 @@ const TREES: &[Tree] = &[
     Tree {
         docs: "generators/hugo-docs/content/en",
         flavor: "hugo",
-        pages: 945,
-        not_pages: &["_common/"],
+        pages: 789,
+        not_pages: &["_common/", "quick-reference/glossary/action.md"],
+        // `_common/` snippets and the glossary's term pages reach pages through
+        // `include` and `glossary-term`.
         link_warnings: 0,
     },
     Tree {
@@ -53,20 +57,24 @@ const TREES: &[Tree] = &[
         flavor: "vitepress",
         pages: 57,
         not_pages: &[],
-        link_warnings: 0,
+        // Links from the Vite 5 and 6 blog posts to migration-guide sections the current
+        // guide no longer has (VitePress does not check anchors; they open at the top).
+        link_warnings: 18,
     },
     Tree {
         docs: "generators/jekyll/docs",
         flavor: "jekyll",
         pages: 206,
         not_pages: &["readme.md"],
-        link_warnings: 0,
+        // Two HTML pages the corpus did not copy (`/`, `/showcase/`), a link broken on the
+        // site too, and anchors that are ids of table rows.
+        link_warnings: 6,
     },
     Tree {
         docs: "generators/starlight/docs/src/content/docs",
         flavor: "starlight",
-        pages: 37,
-        not_pages: &["de/", "zh-cn/", "fa/"],
+        pages: 36,
+        not_pages: &["de/", "zh-cn/", "fa/", "404.md"],
         link_warnings: 0,
     },
     Tree {

@@ -116,7 +116,10 @@ fn check(flags: &[(&'static str, String)], root: &std::path::Path, show: Show) -
             if let Some(dir) = &show.dump
                 && let Err(error) = dump(&output, dir)
             {
-                eprintln!("skillpack-check: cannot write the served docs to {}: {error}", dir.display());
+                eprintln!(
+                    "skillpack-check: cannot write the served docs to {}: {error}",
+                    dir.display()
+                );
                 return ExitCode::FAILURE;
             }
             eprintln!("skillpack-check: docs: {}", output.site.summary());
@@ -241,6 +244,9 @@ fn dump(output: &skillpack_build::compile::Output, dir: &std::path::Path) -> std
         }
         std::fs::write(path, output.read(document.content)?)?;
     }
-    eprintln!("skillpack-check: wrote the served docs to {}", dir.display());
+    eprintln!(
+        "skillpack-check: wrote the served docs to {}",
+        dir.display()
+    );
     Ok(())
 }

@@ -236,7 +236,8 @@ pub fn compile(config: &Config) -> Result<Output, Report> {
             }
         }
     }
-    let site = load_site(config, &mut report);
+    let mut site = load_site(config, &mut report);
+    site.set_files(doc_files.iter().map(|f| f.rel.as_str()));
     let site_sources =
         crate::site::Sources::new(&config.docs.dir, &site.detection.boundary, &doc_files);
     let mut site_report = SiteReport {
@@ -653,7 +654,13 @@ fn generator_ids(
     // (offset, id, catalog anchor of the section)
     let mut found: Vec<(usize, String, String)> = outline
         .iter()
-        .map(|h| (h.start as usize, generator.heading_id(&h.text), h.anchor.clone()))
+        .map(|h| {
+            (
+                h.start as usize,
+                generator.heading_id(&h.text),
+                h.anchor.clone(),
+            )
+        })
         .collect();
     if generator.definition_term_ids() {
         let mut offset = 0;
@@ -683,7 +690,11 @@ fn generator_ids(
         .into_iter()
         .map(|(_, id, anchor)| {
             let count = seen.entry(id.clone()).or_default();
-            let numbered = if *count == 0 { id } else { format!("{id}-{count}") };
+            let numbered = if *count == 0 {
+                id
+            } else {
+                format!("{id}-{count}")
+            };
             *count += 1;
             (numbered, anchor)
         })

@@ -18,6 +18,8 @@ struct Fence {
     ch: u8,
     len: usize,
     indent: usize,
+    /// How many `>` the fence's lines start with (a fence inside a blockquote).
+    quotes: usize,
 }
 
 /// One line and where it stands.
@@ -58,12 +60,18 @@ impl<'t> Iterator for Lines<'t> {
         let text = &self.rest[..end];
         self.rest = &self.rest[end..];
         let bare = text.trim_end_matches(['\n', '\r']);
-        let indent = bare.len() - bare.trim_start_matches(' ').len();
-        let trimmed = &bare[indent..];
+        let (quotes, content) = strip_quotes(bare);
+        let indent = indent_of(content);
+        let trimmed = content.trim_start_matches([' ', '\t']);
+        // A blockquote that ends (fewer `>` than the fence's) ends its fence too.
+        if self.fence.is_some_and(|f| quotes < f.quotes) {
+            self.fence = None;
+        }
         match self.fence {
             Some(fence) => {
                 let run = trimmed.bytes().take_while(|&b| b == fence.ch).count();
-                let closes = indent < fence.indent + 4
+                let closes = quotes == fence.quotes
+                    && indent < fence.indent + 4
                     && run >= fence.len
                     && trimmed[run..].trim().is_empty();
                 if closes {
@@ -77,7 +85,8 @@ impl<'t> Iterator for Lines<'t> {
                 })
             }
             None => {
-                if let Some(fence) = fence_open(trimmed, indent) {
+                if let Some(mut fence) = fence_open(trimmed, indent) {
+                    fence.quotes = quotes;
                     let info = trimmed[fence.len..].trim();
                     self.fence = Some(fence);
                     return Some(Line {
@@ -111,7 +120,31 @@ fn fence_open(trimmed: &str, indent: usize) -> Option<Fence> {
     if ch == b'`' && trimmed[len..].contains('`') {
         return None;
     }
-    Some(Fence { ch, len, indent })
+    Some(Fence {
+        ch,
+        len,
+        indent,
+        quotes: 0,
+    })
+}
+
+/// The number of blockquote markers a line starts with, and the line after them.
+fn strip_quotes(line: &str) -> (usize, &str) {
+    let mut quotes = 0;
+    let mut rest = line;
+    loop {
+        let after_indent = rest.trim_start_matches(' ');
+        if rest.len() - after_indent.len() > 3 {
+            return (quotes, rest);
+        }
+        match after_indent.strip_prefix('>') {
+            Some(after) => {
+                quotes += 1;
+                rest = after.strip_prefix(' ').unwrap_or(after);
+            }
+            None => return (quotes, rest),
+        }
+    }
 }
 
 /// The label an admonition kind is shown with (`warning` → `Warning`).
@@ -247,7 +280,15 @@ pub fn leftovers(text: &str) -> (usize, Vec<Leftover>) {
         }
         let without_code = without_code_spans(line.bare());
         let bare = without_code.as_str();
-        let include = is_include(bare, line.opens);
+        // An include left inside code is an example the site prints as written; MyST's
+        // `{include}` fence is the directive itself.
+        let include = if line.in_code {
+            line.opens.is_some_and(|info| {
+                info.starts_with("{include}") || info.starts_with("{literalinclude}")
+            })
+        } else {
+            is_include(bare, None)
+        };
         let markup = if line.in_code {
             // MyST directives are fenced code to CommonMark and markup to Sphinx.
             line.opens
@@ -322,9 +363,22 @@ fn is_markup(bare: &str) -> bool {
         || starts("{: ")
         || starts("{::")
         || starts("(") && t.ends_with(")=") && !t.contains(' ')
-        || (starts("import ") && (t.contains(" from ") || t.contains('\'') || t.contains('"')))
+        || is_esm_import(t)
         || starts("export ")
         || is_component_line(t)
+}
+
+/// An ES module import line (`import X from './x.mdx'`, `import './style.css'`), not prose
+/// that starts with the word.
+fn is_esm_import(t: &str) -> bool {
+    let Some(rest) = t.strip_prefix("import ") else {
+        return false;
+    };
+    let quoted = |s: &str| s.starts_with('\'') || s.starts_with('"');
+    quoted(rest.trim_start())
+        || rest
+            .split_once(" from ")
+            .is_some_and(|(_, source)| quoted(source.trim_start()))
 }
 
 /// A line that is a JSX/Vue component tag (`<Tabs>`, `</TabItem>`, `<Badge text="x" />`).
@@ -345,6 +399,23 @@ mod tests {
         assert_eq!(flags, [false, true, true, true, false, true, true, true]);
         let opens: Vec<Option<&str>> = lines(text).map(|l| l.opens).collect();
         assert_eq!(opens[1], Some("rust"));
+    }
+
+    #[test]
+    fn fences_inside_blockquotes_and_tab_indents_are_code() {
+        let text = "> ```sh\n> {{< not markup >}}\n> ```\n> after\n\t```\n\t!!! x\n\t```\n";
+        let flags: Vec<bool> = lines(text).map(|l| l.in_code).collect();
+        assert_eq!(flags, [true, true, true, false, true, true, true]);
+        // A blockquote that ends ends its fence.
+        let text = "> ```\n> code\nplain !!!\n";
+        let flags: Vec<bool> = lines(text).map(|l| l.in_code).collect();
+        assert_eq!(flags, [true, true, false]);
+        assert!(
+            leftovers("import data from a CSV file is easy\n")
+                .1
+                .is_empty()
+        );
+        assert_eq!(leftovers("import Tabs from '@theme/Tabs';\n").1.len(), 1);
     }
 
     #[test]

@@ -235,6 +235,9 @@ pub struct Site {
     pub locale: LocaleChoice,
     excludes: Option<globset::GlobSet>,
     exclude_patterns: Vec<String>,
+    /// Every docs-relative path of the tree (`Site::set_files`): a chosen locale's
+    /// translation replaces the default page of the same path.
+    files: std::collections::HashSet<String>,
 }
 
 impl Site {
@@ -247,6 +250,7 @@ impl Site {
             locale: LocaleChoice::Default,
             excludes: None,
             exclude_patterns: Vec::new(),
+            files: Default::default(),
         }
     }
 
@@ -302,7 +306,13 @@ impl Site {
             locale,
             excludes,
             exclude_patterns: kept,
+            files: Default::default(),
         }
+    }
+
+    /// The tree's files (docs-relative paths), for rules that depend on other files.
+    pub fn set_files<'a>(&mut self, rels: impl IntoIterator<Item = &'a str>) {
+        self.files = rels.into_iter().map(str::to_owned).collect();
     }
 
     pub fn flavor(&self) -> Flavor {
@@ -341,14 +351,30 @@ impl Site {
         if !is_page_source(rel, true) {
             return Role::Skip(Skip::SiteFile);
         }
-        if let Some(locale) = self.locale_of(rel) {
-            let served = match &self.locale {
-                LocaleChoice::Default => false,
-                LocaleChoice::One(chosen) => chosen == &locale,
-                LocaleChoice::All => true,
-            };
-            if !served {
-                return Role::Skip(Skip::OtherLocale(locale));
+        match self.locale_of(rel) {
+            Some(locale) => {
+                let served = match &self.locale {
+                    LocaleChoice::Default => false,
+                    LocaleChoice::One(chosen) => chosen == &locale,
+                    LocaleChoice::All => true,
+                };
+                if !served {
+                    return Role::Skip(Skip::OtherLocale(locale));
+                }
+            }
+            // A default-locale page the chosen locale has translated: the translation
+            // is served in its place.
+            None => {
+                if let LocaleChoice::One(chosen) = &self.locale
+                    && self.files.contains(&format!("{chosen}/{rel}"))
+                {
+                    let default = generator
+                        .settings()
+                        .default_locale
+                        .clone()
+                        .unwrap_or_else(|| "default".into());
+                    return Role::Skip(Skip::OtherLocale(default));
+                }
             }
         }
         generator.role(rel, frontmatter)

@@ -466,6 +466,7 @@ export default defineConfig({
             project: t.dir.path().to_path_buf(),
             config: Some(t.dir.path().join("astro.config.mjs")),
             boundary: t.dir.path().to_path_buf(),
+            release_epoch: None,
         };
         let mut report = Report::new(false);
         let starlight = Starlight::load(&detection, &mut report);

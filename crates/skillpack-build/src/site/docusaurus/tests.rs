@@ -1,7 +1,7 @@
 use super::*;
 use crate::compile::walk::SourceFile;
+use crate::site::Sources;
 use crate::site::page::Problem;
-use crate::site::{LocaleChoice, Site, Sources};
 
 /// A project in a temporary folder: `files` are written relative to it; those under
 /// `docs/` are the docs root's.
@@ -75,6 +75,7 @@ impl Tree {
             project: self.dir.path().join("website"),
             config: Some(self.dir.path().join(config)),
             boundary: self.dir.path().to_path_buf(),
+            release_epoch: None,
         }
     }
 }

@@ -1118,6 +1118,7 @@ exclude:
             project: dir.path().to_path_buf(),
             config: Some(config),
             boundary: dir.path().to_path_buf(),
+            release_epoch: None,
         };
         let mut report = Report::new(false);
         let jekyll = Jekyll::load(&detection, &mut report);

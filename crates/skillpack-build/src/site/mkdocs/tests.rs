@@ -33,6 +33,7 @@ impl Tree {
             project: root.to_path_buf(),
             config: Some(root.join("mkdocs.yml")),
             boundary: root.to_path_buf(),
+            release_epoch: None,
         }
     }
 
