@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Cold start, idle RSS, document reads and search over stdio for one skillpack binary of
-any size (docs/benchmarks.md, "100,000 documents"), where `bench-builds` would spend too
+any size (docs/design/compact-archive.md, "100,000 documents"), where `bench-builds` would spend too
 long checking two builds against each other:
 
     python3 benches/read_sample.py BINARY

@@ -1,7 +1,7 @@
 //! How far the search index is from the least it could take: for each part of the
 //! postings, the bytes it takes and the information-theoretic floor of what it encodes, and
 //! what the whole archive would take with every such part at its floor, with and without
-//! word positions (`docs/benchmarks.md`, "The compact archive").
+//! word positions (`docs/design/compact-archive.md`).
 //!
 //! ```sh
 //! cargo run --release --example index_floor -- --skills DIR --docs DIR

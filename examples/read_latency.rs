@@ -1,7 +1,7 @@
 //! Chunk read latency in-process, with and without the frame cache: compiles the given
 //! folders, then reads every chunk of every document through `catalog::Content` (what a
 //! chunk read decodes and copies, without a transport) for `--rounds` rounds after a first
-//! one, and prints p50, p90 and p99 (`docs/benchmarks.md`, "The compact archive").
+//! one, and prints p50, p90 and p99 (`docs/design/compact-archive.md`).
 //! `--documents` reads each document's whole text once a round instead; `--tables` decodes
 //! each document's tables (outline, chunk table, links) from its decoded frame once a
 //! round, what a document's first read pays beside the frame itself. `--frames` decodes

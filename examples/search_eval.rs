@@ -50,6 +50,8 @@ struct Options {
     verbose: bool,
     outline: bool,
     query: Option<String>,
+    /// Alternative phrasings fused with `query` (`--also`, as catalog_search's `also`).
+    also: Vec<String>,
     /// A questions file to evaluate over `corpus` instead of the splits.
     questions: Option<PathBuf>,
     /// Write the passages and each split's rankings here (for experiments outside the
@@ -66,6 +68,7 @@ fn parse_args() -> Result<Options, String> {
         verbose: false,
         outline: false,
         query: None,
+        also: Vec::new(),
         questions: None,
         dump: None,
         params: Params::default(),
@@ -100,6 +103,9 @@ fn parse_args() -> Result<Options, String> {
             "--verbose" => options.verbose = true,
             "--outline" => options.outline = true,
             "--query" => options.query = Some(args.next().ok_or("--query takes a query")?),
+            "--also" => options
+                .also
+                .push(args.next().ok_or("--also takes a phrasing")?),
             "--questions" => {
                 options.questions = Some(args.next().ok_or("--questions takes a file")?.into())
             }
@@ -112,7 +118,8 @@ fn parse_args() -> Result<Options, String> {
                 return Err(
                     "usage: search-eval [--split tuning|heldout|frozen|all] [--paraphrases] \
                             [--verbose] [--param name=value]... \
-                            [--corpus shared|frozen | --docs DIR] [--query Q] [--outline] \
+                            [--corpus shared|frozen | --docs DIR] [--query Q [--also P]...] \
+                            [--outline] \
                             [--questions FILE] [--dump DIR]"
                         .into(),
                 );
@@ -146,6 +153,7 @@ fn set_param(params: &mut Params, setting: &str) -> Result<(), String> {
         "parent_share" => params.parent_share = one,
         "section_idf" => params.section_idf = one != 0.0,
         "one_name_spellings" => params.one_name_spellings = one != 0.0,
+        "keep_clear_winner" => params.keep_clear_winner = one != 0.0,
         "passage_weights" => copy(&mut params.passage_weights, &values)?,
         "passage_b" => copy(&mut params.passage_b, &values)?,
         "doc_weights" => copy(&mut params.doc_weights, &values)?,
@@ -228,7 +236,7 @@ fn run(options: &Options) -> Result<(), String> {
         if options.outline {
             print_outline(&index);
         } else if let Some(query) = &options.query {
-            print_query(&index, query, &options.params);
+            print_query(&index, query, &options.also, &options.params);
         }
         return Ok(());
     }
@@ -457,14 +465,20 @@ fn print_outline(index: &skillpack_server::search::Index<'_>) {
     }
 }
 
-fn print_query(index: &skillpack_server::search::Index<'_>, query: &str, params: &Params) {
+fn print_query(
+    index: &skillpack_server::search::Index<'_>,
+    query: &str,
+    also: &[String],
+    params: &Params,
+) {
+    let also: Vec<&str> = also.iter().map(String::as_str).collect();
     let results = index.search_with(
         &Request {
             query,
             kind: Kind::All,
             offset: 0,
             limit: 10,
-            also: &[],
+            also: &also,
         },
         params,
     );

@@ -1,7 +1,7 @@
 //! Search latency in-process, without a transport: compiles the given folders, then runs
 //! every question of a relevance file through `search::Index` the way `catalog_search`
 //! does (one page of `--limit` hits, snippets included), `--rounds` times, and prints the
-//! p50, p90 and mean per query (`docs/benchmarks.md`, "The compact archive").
+//! p50, p90 and mean per query (`docs/design/compact-archive.md`).
 //!
 //! ```sh
 //! cargo run --release --example search_latency -- --skills DIR --docs DIR \

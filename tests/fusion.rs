@@ -208,3 +208,97 @@ fn cli_search_takes_also() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("at most 4"), "{stderr}");
 }
+
+/// Issue 47: a user pastes an error, a configuration key or a flag, the query alone ranks the
+/// section that holds it first by a clear margin, and the agent's rephrasings (written before
+/// it saw a page) must not outvote that one exact match. Over
+/// `benches/relevance/pasted.tsv`: where the query alone leads clearly (the margin of
+/// `Results::clear_lead`) with the expected section first, that section stays first with the
+/// rephrasings fused (without the rule, `Params::keep_clear_winner`, `--only-binary` is first
+/// alone and fourth fused); where the query has not decided, fusion may reorder, but a section the
+/// query alone puts in the top 10 stays in it (the issue's page fell out of it).
+#[test]
+fn the_query_s_clear_winner_survives_its_rephrasings() {
+    use crate::relevance::eval;
+    use skillpack_server::search::{Index, Kind, Params, Request, Results};
+
+    let root = common::crate_root();
+    let pasted = eval::load_pasted(&root.join("benches/relevance/pasted.tsv"));
+    let frozen = eval::compile_frozen_corpora(&root).unwrap();
+    // The shared corpora are a checkout beside the clone: without them, their lines are
+    // skipped (as the other tests over them are) and the frozen lines still run.
+    let shared = common::corpora().map(|c| eval::compile_corpora(&c).unwrap());
+    let frozen = eval::index(&frozen.0, &frozen.1);
+    let shared = shared.as_ref().map(|(a, c)| eval::index(a, c));
+
+    let search_with = |index: &Index<'_>, query: &str, also: &[&str], params: &Params| {
+        let request = Request {
+            query,
+            kind: Kind::All,
+            offset: 0,
+            limit: 10,
+            also,
+        };
+        index.search_with(&request, params)
+    };
+    let search = |index: &Index<'_>, query: &str, also: &[&str]| -> Results {
+        search_with(index, query, also, &Params::default())
+    };
+    // Rank fusion without the rule, as before issue 47: the set must hold a clear winner
+    // that it loses, or the test could not fail.
+    let before = Params {
+        keep_clear_winner: false,
+        ..Params::default()
+    };
+    let mut failures = Vec::new();
+    let (mut checked, mut clear_winners, mut lost_before) = (0, 0, 0);
+    for line in &pasted {
+        let index = match line.corpus.as_str() {
+            "frozen" => &frozen,
+            "shared" => match &shared {
+                Some(index) => index,
+                None => continue,
+            },
+            other => panic!("pasted.tsv: unknown corpus {other:?}"),
+        };
+        let q = &line.question;
+        assert!(
+            ["error", "key", "flag"].contains(&q.kind.as_str()),
+            "{:?}: kind {:?}",
+            q.text,
+            q.kind
+        );
+        assert_eq!(line.also.len(), 2, "{:?}: two rephrasings", q.text);
+        let also: Vec<&str> = line.also.iter().map(String::as_str).collect();
+        let alone = search(index, &q.text, &[]);
+        let fused = search(index, &q.text, &also);
+        let rank_alone = eval::expected_rank(index, q, &alone).unwrap();
+        let rank_fused = eval::expected_rank(index, q, &fused).unwrap();
+        eprintln!(
+            "{:>6} alone {rank_alone:?}{} fused {rank_fused:?}: {}",
+            line.corpus,
+            if alone.clear_lead { " (clear)" } else { "" },
+            q.text
+        );
+        checked += 1;
+        let clear_winner = rank_alone == Some(1) && alone.clear_lead;
+        clear_winners += usize::from(clear_winner);
+        if clear_winner {
+            let fused_before = search_with(index, &q.text, &also, &before);
+            let rank_before = eval::expected_rank(index, q, &fused_before).unwrap();
+            lost_before += usize::from(rank_before != Some(1));
+        }
+        if (clear_winner && rank_fused != Some(1)) || (rank_alone.is_some() && rank_fused.is_none())
+        {
+            failures.push(format!(
+                "{:?}: alone {rank_alone:?} (clear lead: {}), with {also:?} {rank_fused:?}",
+                q.text, alone.clear_lead
+            ));
+        }
+    }
+    // The set is what the test is about: most of its lines are clear winners of the query.
+    assert!(checked >= 20, "{checked} lines checked");
+    assert!(2 * clear_winners > checked, "{clear_winners} of {checked}");
+    assert!(lost_before >= 1, "no clear winner lost without the rule");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

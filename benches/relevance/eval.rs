@@ -491,6 +491,95 @@ pub fn evaluate_by<'q>(
     Ok((ours, plain))
 }
 
+/// One line of `pasted.tsv`: a pasted error, key or flag, the section that answers it and
+/// the rephrasings an agent sends with it.
+#[derive(Debug, Clone)]
+pub struct Pasted {
+    /// `shared` (the tuning corpora build) or `frozen` (benches/corpora).
+    pub corpus: String,
+    pub question: Question,
+    pub also: Vec<String>,
+}
+
+pub fn load_pasted(path: &Path) -> Vec<Pasted> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|line| {
+            let fields: Vec<&str> = line.split('\t').map(str::trim).collect();
+            assert!(
+                fields.len() >= 6 && fields[..5].iter().all(|f| !f.is_empty()),
+                "{}: malformed line {line:?}",
+                path.display()
+            );
+            Pasted {
+                corpus: fields[0].to_owned(),
+                question: Question {
+                    text: fields[1].to_owned(),
+                    uri: fields[2].to_owned(),
+                    anchor: fields[3].to_owned(),
+                    kind: fields[4].to_owned(),
+                },
+                also: fields[5..]
+                    .iter()
+                    .filter(|p| !p.is_empty())
+                    .map(|p| (*p).to_owned())
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// Rank (1-based) of the first hit inside `question`'s section, or of its document when it
+/// names no section; `None` when no hit of `results` is. `Err` when the build does not
+/// serve the document or section.
+pub fn expected_rank(
+    index: &Index<'_>,
+    question: &Question,
+    results: &Results,
+) -> Result<Option<usize>, String> {
+    let expected = index
+        .archive
+        .documents
+        .iter()
+        .position(|d| d.uri.as_str() == question.uri)
+        .ok_or_else(|| format!("{:?}: no document {}", question.text, question.uri))?
+        as u32;
+    let tables = index
+        .tables(expected)
+        .map_err(|damage| format!("{}: {damage}", question.uri))?;
+    let section = match question.anchor.as_str() {
+        "" => None,
+        anchor => {
+            let heading = tables
+                .outline
+                .iter()
+                .find(|h| h.anchor == anchor)
+                .ok_or_else(|| {
+                    format!(
+                        "{:?}: {} has no anchor #{anchor}",
+                        question.text, question.uri
+                    )
+                })?;
+            Some(heading.start..heading.end)
+        }
+    };
+    Ok(results
+        .hits
+        .iter()
+        .position(|h| {
+            h.document == expected
+                && section.as_ref().is_none_or(|range| {
+                    h.heading.is_some_and(|i| {
+                        let own = &tables.outline[i as usize];
+                        range.start <= own.start && own.end <= range.end
+                    })
+                })
+        })
+        .map(|r| r + 1))
+}
+
 /// Every question has exactly two alternative phrasings and every phrasing's question is
 /// in the split: the problems, one line each.
 pub fn check_paraphrases(

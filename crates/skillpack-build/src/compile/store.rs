@@ -30,7 +30,7 @@ use crate::model::{
 /// bytes than level 3 (built-in content 131.9 against 142.9 KB, the Rust book 408 against
 /// 443 KB, synth-10000 21.5 against 23.0 MB) and costs no measurable time: a chunk is
 /// small, and compiling synth-10000 in-process took 8.5 s against 8.2 s
-/// (`examples/breakdown`, docs/benchmarks.md, "The compact archive"). Level 15 would add
+/// (`examples/breakdown`, docs/design/compact-archive.md). Level 15 would add
 /// 3 s there, level 19 6 s, for 5% more. Decoding speed does not depend on the level.
 const LEVEL: i32 = 12;
 /// Files that are not text (fonts, images, archives) compress without the dictionary, and
@@ -475,8 +475,8 @@ fn train<'a>(frames: impl Iterator<Item = &'a [u8]>) -> Vec<u8> {
 /// that compresses the rest best: 39 of the built-in content's 100 ms compile, 160 ms on
 /// synth-10000. One training at k = 200 on the whole sample took 10 and 38 ms and stores
 /// every catalog measured within 0.2% of the chosen dictionary's bytes, most in fewer
-/// (docs/benchmarks.md, "A sixth pass"). No safe wrapper takes fixed parameters, so this
-/// calls the C entry point (the crate's `experimental` feature) itself.
+/// (docs/design/compact-archive.md, "A sixth pass"). No safe wrapper takes fixed
+/// parameters, so this calls the C entry point (the crate's `experimental` feature) itself.
 fn train_fast_cover(data: &[u8], sizes: &[usize], capacity: usize) -> Option<Vec<u8>> {
     use zstd::zstd_safe::zstd_sys as sys;
     if sizes.iter().sum::<usize>() != data.len() {

@@ -10,8 +10,8 @@
 //! of the output and keeps a block's literals in the buffer. Every frame decoded in
 //! process and uncached (`examples/read_latency --frames`), this decodes 27–45% more bytes
 //! a second than a separate dictionary and an output of the frame's exact length did:
-//! synth-10000's frames at p50 in 4.2–4.3 µs rather than 5.6–6.0 µs (docs/benchmarks.md,
-//! "The compact archive", the tenth look).
+//! synth-10000's frames at p50 in 4.2–4.3 µs rather than 5.6–6.0 µs
+//! (docs/design/compact-archive.md, "A tenth look").
 //!
 //! Written against zstd's C API by hand because no zstd crate owns a buffer that a
 //! digested dictionary borrows while the same buffer receives output (a self-referential

@@ -130,6 +130,10 @@ pub struct Params {
     /// which of the two a section uses does not set it apart. `false`: each spelling is
     /// counted on its own.
     pub one_name_spellings: bool,
+    /// With alternative phrasings ([`fuse`]), the query's first hit stays first when the
+    /// query alone leads clearly and no rephrasing that puts another hit first leads more
+    /// clearly; `false`: rank fusion alone decides (as before issue 47).
+    pub keep_clear_winner: bool,
 }
 
 impl Default for Params {
@@ -152,6 +156,7 @@ impl Default for Params {
             parent_share: 0.25,
             section_idf: true,
             one_name_spellings: true,
+            keep_clear_winner: true,
         }
     }
 }
