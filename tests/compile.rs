@@ -507,7 +507,10 @@ fn a_generator_tree_is_detected_and_its_pages_rendered() {
     // A MkDocs project: mkdocs.yml beside docs/, an MDX file is not an MkDocs page, and an
     // admonition is served as a labelled blockquote.
     let fixture = Fixture::new(&[
-        ("mkdocs.yml", b"site_name: Demo\nnav:\n  - b.md\n  - a.md\n"),
+        (
+            "mkdocs.yml",
+            b"site_name: Demo\nnav:\n  - b.md\n  - a.md\nmarkdown_extensions:\n  - admonition\n",
+        ),
         (
             "docs/a.md",
             b"# A\n\n!!! warning \"Careful\"\n    Mind the gap.\n\nPlain [link](b.md).\n",
@@ -556,6 +559,54 @@ fn a_generator_tree_is_detected_and_its_pages_rendered() {
         String::from_utf8(output.read(a.content).unwrap())
             .unwrap()
             .contains("!!! warning")
+    );
+}
+
+#[test]
+fn only_the_default_locale_is_served_unless_a_setting_picks_another() {
+    let fixture = Fixture::new(&[
+        (
+            "astro.config.mjs",
+            b"import starlight from '@astrojs/starlight';\nexport default defineConfig({ integrations: [starlight({ title: 'X', defaultLocale: 'root', locales: { root: { label: 'English', lang: 'en' }, de: { label: 'Deutsch', lang: 'de' } } })] });\n",
+        ),
+        ("docs/guide.md", b"---\ntitle: Guide\n---\nHow to install.\n"),
+        ("docs/only-en.md", b"---\ntitle: English only\n---\nText.\n"),
+        ("docs/de/guide.md", b"---\ntitle: Anleitung\n---\nWie man installiert.\n"),
+    ]);
+    std::fs::create_dir_all(fixture.path(".git")).unwrap();
+    let served = |locale: &str| {
+        let mut config = fixture.config();
+        config.docs_locale = match locale {
+            "" => skillpack_server::site::LocaleChoice::Default,
+            "all" => skillpack_server::site::LocaleChoice::All,
+            one => skillpack_server::site::LocaleChoice::One(one.into()),
+        };
+        let output = compile::compile(&config).unwrap();
+        assert_eq!(output.site.flavor, "starlight");
+        let mut docs: Vec<String> = output
+            .catalog
+            .documents
+            .iter()
+            .map(|d| format!("{} ({})", d.path, d.title))
+            .collect();
+        docs.sort();
+        docs
+    };
+    assert_eq!(
+        served(""),
+        ["guide.md (Guide)", "only-en.md (English only)"]
+    );
+    assert_eq!(
+        served("de"),
+        ["de/guide.md (Anleitung)", "only-en.md (English only)"]
+    );
+    assert_eq!(
+        served("all"),
+        [
+            "de/guide.md (Anleitung [de])",
+            "guide.md (Guide)",
+            "only-en.md (English only)"
+        ]
     );
 }
 
