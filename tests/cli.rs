@@ -35,6 +35,10 @@ fn info_reports_counts_sizes_and_fingerprint() {
     assert_eq!(json["fingerprint"], fingerprint());
     assert!(json["skills"].as_u64().unwrap() >= 3);
     assert!(json["docs"].as_u64().unwrap() >= 5);
+    // This repository's docs are plain markdown: no site generator's files above them.
+    assert!(text.contains("docs site:    plain ("), "{text}");
+    assert_eq!(json["docs_site"]["flavor"], "plain");
+    assert_eq!(json["docs_site"]["pages"], json["docs"]);
     let on_disk: u64 = walkdir::WalkDir::new(common::crate_root().join("skills"))
         .into_iter()
         .chain(walkdir::WalkDir::new(common::crate_root().join("docs")))
