@@ -279,7 +279,28 @@ fn yaml_bombs_are_refused() {
         "skills/deep/SKILL.md:2:",
         &["nested more than 1000"],
     );
-    assert_error(&errors, &f, "docs/bomb.md:", &["invalid yaml frontmatter"]);
+    // A doc's frontmatter bomb is refused the same way, and the doc served without it
+    // (a warning: a bad page does not stop a release).
+    std::fs::create_dir_all(f.path("no-skills")).unwrap();
+    let config = Config::for_dirs(f.path("no-skills"), f.path("docs"));
+    let output = compile::compile(&config).expect("a doc's broken frontmatter is a warning");
+    let warnings: Vec<String> = output.report.warnings().map(|w| w.to_string()).collect();
+    assert_error(
+        &warnings,
+        &f,
+        "docs/bomb.md:",
+        &["invalid yaml frontmatter"],
+    );
+    let bomb = output
+        .catalog
+        .documents
+        .iter()
+        .find(|d| d.path == "bomb.md")
+        .unwrap();
+    assert_eq!(
+        bomb.title, "Doc",
+        "titled from the page, not the refused frontmatter"
+    );
 }
 
 #[test]
