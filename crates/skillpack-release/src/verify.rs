@@ -106,13 +106,14 @@ pub fn folder(dir: &Path, key: &TrustedKey) -> Report {
                 let actual = sha256_hex(&bytes);
                 if actual == *expected {
                     report.ok(format!("{name}: sha256 as listed"));
-                    contents.insert(name.clone(), bytes);
                 } else {
                     report.fail(format!(
                         "{name}: sha256 {actual} ({} bytes), but {SUMS} says {expected} — the file was changed or cut short after the release; fetch it again from the publisher",
                         bytes.len()
                     ));
                 }
+                // Kept either way: what is wrong inside a changed file is said below too.
+                contents.insert(name.clone(), bytes);
             }
             Err(error) => report.fail(error),
         }
@@ -405,7 +406,9 @@ pub fn image(archive: &[u8], binary: &[u8], fingerprint: &str) -> Result<String,
     let blob = |digest: &str| -> Result<&Vec<u8>, String> {
         let path = format!("blobs/sha256/{}", digest.trim_start_matches("sha256:"));
         let bytes = files.get(&path).ok_or_else(|| {
-            format!("{path} is missing — the archive was cut short; fetch it again")
+            format!(
+                "not a whole image archive: {path} is missing — it was cut short; fetch it again"
+            )
         })?;
         if oci_digest(bytes) != digest {
             return Err(format!(
@@ -418,9 +421,9 @@ pub fn image(archive: &[u8], binary: &[u8], fingerprint: &str) -> Result<String,
         serde_json::from_slice(bytes).map_err(|e| format!("{what} is not JSON ({e})"))
     };
     let index = json(
-        files
-            .get("index.json")
-            .ok_or("index.json is missing — the archive was cut short; fetch it again")?,
+        files.get("index.json").ok_or(
+            "not a whole image archive: index.json is missing — it was cut short; fetch it again",
+        )?,
         "index.json",
     )?;
     let manifest_digest = index["manifests"][0]["digest"]
@@ -476,4 +479,59 @@ pub fn image(archive: &[u8], binary: &[u8], fingerprint: &str) -> Result<String,
         ));
     }
     Ok(manifest_digest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::image::{Image, ImageSpec};
+
+    fn archive(binary: &[u8]) -> Vec<u8> {
+        let spec = ImageSpec {
+            binary_name: "skillpack".into(),
+            name: "skillpack".into(),
+            version: "0.1.0+5c2dda73a9b1".into(),
+            label: Some("2026.12".into()),
+            fingerprint: "blake3:5c2d".into(),
+            revision: None,
+            created: None,
+            architecture: "amd64".into(),
+        };
+        Image::build(binary, &spec).unwrap().archive().unwrap()
+    }
+
+    #[test]
+    fn an_image_is_whole_holds_the_binary_and_says_when_it_is_not() {
+        let bytes = archive(b"\x7fELF the binary");
+        assert!(image(&bytes, b"\x7fELF the binary", "blake3:5c2d").is_ok());
+        let other = image(&bytes, b"\x7fELF another", "blake3:5c2d").unwrap_err();
+        assert!(other.contains("does not hold exactly"), "{other}");
+        let label = image(&bytes, b"\x7fELF the binary", "blake3:ffff").unwrap_err();
+        assert!(label.contains("io.skillpack.fingerprint"), "{label}");
+        for cut in [0, 100, 1024, bytes.len() / 2, bytes.len() - 2048] {
+            let error = image(&bytes[..cut], b"\x7fELF the binary", "blake3:5c2d").unwrap_err();
+            assert!(
+                error.contains("not a whole image archive"),
+                "{cut}: {error}"
+            );
+        }
+        // Garbage is an error, never a panic.
+        assert!(image(&[0xff; 4096], b"x", "blake3:5c2d").is_err());
+    }
+
+    #[test]
+    fn sums_lines_that_are_not_files_of_the_folder_are_refused() {
+        let hex = "a".repeat(64);
+        assert!(folder::parse_sums(format!("{hex}  skillpack\n").as_bytes()).is_ok());
+        for bad in [
+            format!("{hex}  ../etc/passwd\n"),
+            format!("{hex}  dir/file\n"),
+            format!("{hex} skillpack\n"),
+            "abc  skillpack\n".to_owned(),
+            format!("{hex}  a\n{hex}  a\n"),
+            String::new(),
+        ] {
+            assert!(folder::parse_sums(bad.as_bytes()).is_err(), "{bad:?}");
+        }
+    }
 }
