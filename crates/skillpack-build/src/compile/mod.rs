@@ -721,6 +721,8 @@ fn is_binary_mime(mime: &str) -> bool {
     }
 }
 
+// The compile's stages hand over their parts here, once; a struct would only name them again.
+#[allow(clippy::too_many_arguments)]
 fn bake(
     config: &Config,
     sources: &[SkillSource],

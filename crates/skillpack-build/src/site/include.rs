@@ -125,12 +125,11 @@ impl<'a> Sources<'a> {
     pub fn read(&self, abs: &Path) -> Result<String, IncludeError> {
         let abs = normalize(abs);
         let shown = self.shown(&abs);
-        if let Some(rel) = self.rel(&abs) {
-            if let Some(file) = self.doc(&rel) {
-                return String::from_utf8(file.bytes.clone())
-                    .map_err(|_| IncludeError::NotText(shown));
-            }
-            // Hidden files (`.vitepress/…`) are not walked; they may still be read.
+        // Hidden files (`.vitepress/…`) are not walked; they may still be read.
+        if let Some(rel) = self.rel(&abs)
+            && let Some(file) = self.doc(&rel)
+        {
+            return String::from_utf8(file.bytes.clone()).map_err(|_| IncludeError::NotText(shown));
         }
         if !abs.starts_with(&self.boundary) {
             return Err(IncludeError::Outside(shown));
