@@ -843,3 +843,52 @@ impl Drop for Dockerd {
         let _ = self.child.wait();
     }
 }
+
+/// A passphrase-protected key (as a publisher keeps it on disk) signs once its passphrase
+/// is given, and without it `release` says what is missing and writes nothing.
+#[test]
+fn a_passphrase_protected_key_signs_with_its_passphrase() {
+    let Some(ssh_keygen) = common::external::ssh_keygen() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let key = work.path().join("guarded");
+    stdout_of(
+        Command::new(&ssh_keygen)
+            .args(["-q", "-t", "ed25519", "-N", "correct horse", "-f"])
+            .arg(&key),
+    );
+    let binary = placed(&work.path().join("bin"));
+    let release_with = |out: &str, passphrase: Option<&str>| {
+        let mut command = Command::new(&binary);
+        command
+            .args(["release", "--out"])
+            .arg(work.path().join(out))
+            .env_remove("SKILLPACK_SIGNING_KEY")
+            .env("SKILLPACK_SIGNING_KEY_FILE", &key);
+        match passphrase {
+            Some(passphrase) => command.env("SKILLPACK_SIGNING_KEY_PASSPHRASE", passphrase),
+            None => command.env_remove("SKILLPACK_SIGNING_KEY_PASSPHRASE"),
+        };
+        command.output().unwrap()
+    };
+    let missing = release_with("a", None);
+    assert!(!missing.status.success());
+    let error = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        error.contains("protected by a passphrase")
+            && error.contains("SKILLPACK_SIGNING_KEY_PASSPHRASE"),
+        "{error}"
+    );
+    let wrong = release_with("b", Some("wrong"));
+    assert!(!wrong.status.success());
+    assert!(
+        String::from_utf8_lossy(&wrong.stderr).contains("does not decrypt this key"),
+        "{wrong:?}"
+    );
+    assert!(!work.path().join("a").exists() && !work.path().join("b").exists());
+    let signed = release_with("c", Some("correct horse"));
+    assert!(signed.status.success(), "{signed:?}");
+    let (ok, said) = verify(&binary, &work.path().join("c"), &key.with_extension("pub"));
+    assert!(ok, "{said}");
+}
