@@ -189,6 +189,13 @@ pub fn verify(
             return ExitCode::FAILURE;
         }
     };
+    if !path.exists() {
+        eprintln!(
+            "error: {}: no such folder or file — give the release folder, or the binary (with its manifest.json beside it)",
+            path.display()
+        );
+        return ExitCode::FAILURE;
+    }
     let report = if path.is_dir() {
         verify::folder(path, &trusted)
     } else {
