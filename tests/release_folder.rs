@@ -651,6 +651,21 @@ fn verify_refuses_each_way_of_tampering_with_a_folder() {
         )),
         "{said}"
     );
+    // While the publisher rotates keys, a host trusts both: an allowed_signers file with
+    // the new key's line and the old one's verifies a folder signed by either.
+    let signers = signed.work.path().join("allowed_signers");
+    std::fs::write(
+        &signers,
+        format!(
+            "# rotating\nold@example {}new@example {}",
+            std::fs::read_to_string(&stranger).unwrap(),
+            std::fs::read_to_string(&signed.public).unwrap()
+        ),
+    )
+    .unwrap();
+    let (ok, said) = verify(&signed.binary, &signed.out, &signers);
+    assert!(ok, "{said}");
+    assert!(said.contains(&format!("signed by {publisher}")), "{said}");
     // A private key given as the trusted key is refused, and says why.
     let (ok, said) = verify(&signed.binary, &signed.out, &signed.key);
     assert!(!ok);

@@ -133,12 +133,22 @@ impl TrustedKey {
     /// `allowed_signers` file (`publisher@example ssh-ed25519 AAAA…`): the first line that
     /// holds an `ssh-ed25519` key.
     pub fn parse(text: &str, from: &str) -> Result<Self, String> {
-        let line = text
+        Self::parse_all(text, from).map(|mut keys| keys.swap_remove(0))
+    }
+
+    /// Every `ssh-ed25519` key in `text` (a `.pub` file, or an `allowed_signers` file with a
+    /// line per key, as a host holds both keys while the publisher rotates). Options such as
+    /// `valid-before` are not read: remove a retired key's line.
+    pub fn parse_all(text: &str, from: &str) -> Result<Vec<Self>, String> {
+        let lines: Vec<(usize, &str)> = text
             .lines()
-            .map(str::trim)
-            .filter(|line| !line.starts_with('#'))
-            .find_map(|line| line.find("ssh-ed25519 ").map(|at| &line[at..]))
-            .ok_or_else(|| {
+            .enumerate()
+            .map(|(number, line)| (number, line.trim()))
+            .filter(|(_, line)| !line.starts_with('#'))
+            .filter_map(|(number, line)| line.find("ssh-ed25519 ").map(|at| (number, &line[at..])))
+            .collect();
+        if lines.is_empty() {
+            return Err({
                 let private = text.contains("PRIVATE KEY");
                 format!(
                     "{from}: no `ssh-ed25519 AAAA…` public key in it{} — give the publisher's .pub file (or a line of an allowed_signers file)",
@@ -148,10 +158,21 @@ impl TrustedKey {
                         ""
                     }
                 )
-            })?;
-        let key = PublicKey::from_openssh(line)
-            .map_err(|e| format!("{from}: not a valid OpenSSH public key ({e})"))?;
-        Ok(TrustedKey { key })
+            });
+        }
+        lines
+            .into_iter()
+            .map(|(number, line)| {
+                PublicKey::from_openssh(line)
+                    .map(|key| TrustedKey { key })
+                    .map_err(|e| {
+                        format!(
+                            "{from}:{}: not a valid OpenSSH public key ({e})",
+                            number + 1
+                        )
+                    })
+            })
+            .collect()
     }
 
     /// The key's OpenSSH fingerprint, `SHA256:<base64>` (`ssh-keygen -lf key.pub`). It is
@@ -314,6 +335,27 @@ mod tests {
         let from_signers =
             TrustedKey::parse(&format!("# team\npublisher@example {public}\n"), "x").unwrap();
         assert_eq!(from_signers, key().public());
+        let other = SigningKey::from_openssh(
+            &PrivateKey::new(
+                ssh_key::private::Ed25519Keypair::from_seed(&[9; 32]).into(),
+                "other",
+            )
+            .unwrap()
+            .to_openssh(LineEnding::LF)
+            .unwrap(),
+            "other",
+            None,
+        )
+        .unwrap()
+        .public();
+        let both = format!(
+            "old@example {}\nnew@example valid-after=\"20270101\" {public}\n",
+            other.openssh()
+        );
+        assert_eq!(
+            TrustedKey::parse_all(&both, "allowed_signers").unwrap(),
+            [other, key().public()]
+        );
         let error = TrustedKey::parse("-----BEGIN OPENSSH PRIVATE KEY-----", "k").unwrap_err();
         assert!(error.contains("never hand it to a host"), "{error}");
     }

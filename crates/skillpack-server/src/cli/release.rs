@@ -181,7 +181,7 @@ pub fn verify(
 ) -> ExitCode {
     let trusted = match std::fs::read_to_string(key)
         .map_err(|e| format!("{}: cannot read the public key: {e}", key.display()))
-        .and_then(|text| TrustedKey::parse(&text, &key.display().to_string()))
+        .and_then(|text| TrustedKey::parse_all(&text, &key.display().to_string()))
     {
         Ok(trusted) => trusted,
         Err(error) => {
@@ -196,14 +196,30 @@ pub fn verify(
         );
         return ExitCode::FAILURE;
     }
-    let report = if path.is_dir() {
-        verify::folder(path, &trusted)
-    } else {
-        let beside = path
-            .parent()
-            .unwrap_or(Path::new("."))
-            .join(folder::MANIFEST);
-        verify::binary(path, manifest.unwrap_or(&beside), signature, &trusted)
+    // Against each trusted key (an allowed_signers file may hold two while the publisher
+    // rotates): the first that verifies it, else the report with the fewest failures.
+    let mut reports: Vec<(verify::Report, &TrustedKey)> = Vec::new();
+    for trusted in &trusted {
+        let report = if path.is_dir() {
+            verify::folder(path, trusted)
+        } else {
+            let beside = path
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join(folder::MANIFEST);
+            verify::binary(path, manifest.unwrap_or(&beside), signature, trusted)
+        };
+        let passed = report.passed();
+        reports.push((report, trusted));
+        if passed {
+            break;
+        }
+    }
+    let Some((report, trusted)) = reports
+        .into_iter()
+        .min_by_key(|(report, _)| report.failures().count())
+    else {
+        return ExitCode::FAILURE;
     };
     for check in &report.checks {
         match check {
