@@ -1,7 +1,6 @@
 //! `verify`: what a host checks before it imports a release, against the publisher's public
 //! key it was given out of band. Every check is reported; a failure says what is wrong,
-//! where, and what to do. Nothing from the folder is executed until every other check has
-//! passed.
+//! where, and what to do. Nothing from the folder is executed (see below).
 //!
 //! A folder: `SHA256SUMS` signed by the key (`SHA256SUMS.sig`), every file it lists present
 //! with that sha256 and no other file, the provenance envelope signed by the key and its
