@@ -240,9 +240,27 @@ fn assert_ran(what: &str, output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// The step of the template's release workflow that `uses:` `action`, with its `with:`.
+fn workflow_action(repo: &Path, action: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(repo.join(".github/workflows/release.yml")).unwrap();
+    let workflow: serde_json::Value = yaml_serde::from_str(&text).expect("the workflow is YAML");
+    workflow["jobs"]["release"]["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|step| {
+            step["uses"]
+                .as_str()
+                .is_some_and(|uses| uses.starts_with(action))
+        })
+        .cloned()
+        .unwrap_or_else(|| panic!("the workflow has no step using {action}"))
+}
+
 /// The template's release workflow, minus what needs GitHub (downloading the previous
-/// release, publishing): its `release` and `verify` steps, exactly as written, for a first
-/// release and for the next one built against the first one's manifest.
+/// release, GitHub's attestation, publishing): its `release` and `verify` steps, exactly as
+/// written, signing with a throwaway key given as the repository secret would give it, for
+/// a first release and for the next one built against the first one's manifest.
 #[test]
 fn the_template_releases_as_its_workflow_does_and_chains_releases() {
     if common::external::find(
@@ -254,8 +272,43 @@ fn the_template_releases_as_its_workflow_does_and_chains_releases() {
     {
         return;
     }
+    let Some(ssh_keygen) = common::external::ssh_keygen() else {
+        return;
+    };
     const PACKAGE: &str = "acme-docs-release";
     let repo = copy_template(PACKAGE);
+    // The publisher's key: made now, never stored; its public half committed as the
+    // workflow expects, the private key given as the secret's text.
+    let keys = tempfile::tempdir().unwrap();
+    let key = keys.path().join("release-signing");
+    let made = std::process::Command::new(&ssh_keygen)
+        .args([
+            "-q",
+            "-t",
+            "ed25519",
+            "-N",
+            "",
+            "-C",
+            "acme-docs release",
+            "-f",
+        ])
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    std::fs::copy(
+        keys.path().join("release-signing.pub"),
+        repo.path().join("release-signing.pub"),
+    )
+    .unwrap();
+    let secret = std::fs::read_to_string(&key).unwrap();
+    let runner_temp = tempfile::tempdir().unwrap();
+    let runner_temp = runner_temp.path().to_str().unwrap();
+    let attest = workflow_action(repo.path(), "actions/attest-build-provenance@");
+    assert_eq!(
+        attest["with"]["subject-checksums"], "dist/SHA256SUMS",
+        "GitHub's attestation covers every file SHA256SUMS lists: {attest}"
+    );
     assert_eq!(
         std::fs::read(repo.path().join("scripts/release")).unwrap(),
         std::fs::read(common::crate_root().join("scripts/release")).unwrap(),
@@ -276,15 +329,57 @@ fn the_template_releases_as_its_workflow_does_and_chains_releases() {
             ("SKILLPACK_PREVIOUS", ""),
             ("SKILLPACK_STRICT", "1"),
             ("SOURCE_DATE_EPOCH", "1793491200"),
+            ("SKILLPACK_SIGNING_KEY", &secret),
         ],
     );
     let said = assert_ran("the first release", &first);
     assert!(said.contains("sha256sum -c SHA256SUMS"), "{said}");
-    let verified = assert_ran(
-        "verifying the first release",
-        &run_step(repo.path(), &verify, &[]),
-    );
+    assert!(said.contains("signed by SHA256:"), "{said}");
+    let verify_run = run_step(repo.path(), &verify, &[("RUNNER_TEMP", runner_temp)]);
+    let verified = assert_ran("verifying the first release", &verify_run);
     assert!(verified.contains(&format!("{PACKAGE}: OK")), "{verified}");
+    let both = format!("{verified}{}", String::from_utf8_lossy(&verify_run.stderr));
+    assert!(
+        both.contains("Good \"skillpack-release\" signature for publisher"),
+        "OpenSSH checked the signature: {both}"
+    );
+    assert!(
+        verified.contains("verified: . is the release signed by SHA256:"),
+        "{verified}"
+    );
+    let provenance: serde_json::Value = {
+        let dist = repo.path().join("dist");
+        let line = std::fs::read_to_string(dist.join("provenance.intoto.jsonl")).unwrap();
+        let envelope: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+        use base64::Engine;
+        let payload = base64::engine::general_purpose::STANDARD
+            .decode(envelope["payload"].as_str().unwrap())
+            .unwrap();
+        serde_json::from_slice(&payload).unwrap()
+    };
+    let build = &provenance["predicate"]["buildDefinition"];
+    assert_eq!(build["externalParameters"]["release"], "2026.11");
+    assert_eq!(
+        build["internalParameters"]["target"], "x86_64-unknown-linux-gnu",
+        "{provenance}"
+    );
+    assert!(
+        build["internalParameters"]["rustc"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("rustc ")),
+        "{provenance}"
+    );
+    let lock = common::sha256_hex(&std::fs::read(repo.path().join("Cargo.lock")).unwrap());
+    assert_eq!(
+        build["resolvedDependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["name"] == "Cargo.lock")
+            .map(|d| d["digest"]["sha256"].clone()),
+        Some(serde_json::json!(lock)),
+        "{provenance}"
+    );
     assert!(
         verified.contains(&format!("{PACKAGE}.cdx.json: OK")),
         "the SBOM is in the folder: {verified}"
@@ -338,12 +433,13 @@ fn the_template_releases_as_its_workflow_does_and_chains_releases() {
             ("SKILLPACK_PREVIOUS", previous.to_str().unwrap()),
             ("SKILLPACK_STRICT", "1"),
             ("SOURCE_DATE_EPOCH", common::RELEASE_EPOCH),
+            ("SKILLPACK_SIGNING_KEY", &secret),
         ],
     );
     assert_ran("the second release", &second);
     assert_ran(
         "verifying the second release",
-        &run_step(repo.path(), &verify, &[]),
+        &run_step(repo.path(), &verify, &[("RUNNER_TEMP", runner_temp)]),
     );
     let changes = std::fs::read_to_string(dist.join("CHANGES.md")).unwrap();
     assert!(changes.contains("2026.11"), "{changes}");

@@ -69,3 +69,59 @@ pub fn skopeo() -> Option<PathBuf> {
 pub fn umoci() -> Option<PathBuf> {
     find("umoci (apt-get install umoci)", &["umoci"], &["--version"])
 }
+
+/// OpenSSH's ssh-keygen (Debian's openssh-client): makes the tests' throwaway signing keys
+/// and checks release signatures with `-Y verify`, as a host does.
+pub fn ssh_keygen() -> Option<PathBuf> {
+    // ssh-keygen has no option that succeeds without a key: ask the shell whether it is there.
+    find(
+        "ssh-keygen (apt-get install openssh-client)",
+        &["sh"],
+        &["-c", "command -v ssh-keygen"],
+    )
+    .map(|_| PathBuf::from("ssh-keygen"))
+}
+
+/// A Python with securesystemslib and in-toto-attestation importable (the `.venv` that
+/// `tests/interop/setup.sh` makes): checks the provenance envelope and statement.
+pub fn python_with_in_toto() -> Option<PathBuf> {
+    let configured = std::env::var("SKILLPACK_PYTHON").ok();
+    let venv = super::crate_root().join(".venv/bin/python");
+    let mut candidates: Vec<&str> = configured.iter().map(String::as_str).collect();
+    candidates.extend([venv.to_str().unwrap_or("python3"), "python3"]);
+    find(
+        "Python with securesystemslib and in-toto-attestation (tests/interop/setup.sh installs them into .venv)",
+        &candidates,
+        &[
+            "-c",
+            "import securesystemslib.dsse, in_toto_attestation.v1.statement, cryptography",
+        ],
+    )
+}
+
+/// Debian's podman: `podman load` of the release image (the image tests).
+pub fn podman() -> Option<PathBuf> {
+    find(
+        "podman (apt-get install podman)",
+        &["podman"],
+        &["--version"],
+    )
+}
+
+/// Debian's docker.io: the daemon `dockerd` and its client, for `docker load`.
+pub fn dockerd() -> Option<PathBuf> {
+    find(
+        "dockerd (apt-get install docker.io)",
+        &["dockerd", "/usr/sbin/dockerd", "/usr/bin/dockerd"],
+        &["--version"],
+    )
+}
+
+/// The Docker client that comes with [`dockerd`].
+pub fn docker() -> Option<PathBuf> {
+    find(
+        "docker (apt-get install docker.io)",
+        &["/usr/bin/docker", "docker"],
+        &["--version"],
+    )
+}

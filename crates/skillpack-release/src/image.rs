@@ -68,6 +68,13 @@ impl ImageSpec {
         }
     }
 
+    /// The name a container engine gives the loaded image: `<binary name>:<tag>`
+    /// (`skillpack:2026.12`, `acme-docs:2026.12`). podman shows it as `localhost/…`, Docker
+    /// as `docker.io/library/…`: the short name runs in both.
+    pub fn reference(&self, tag: &str) -> String {
+        format!("{}:{tag}", self.binary_name.to_ascii_lowercase())
+    }
+
     fn annotations(&self) -> Map<String, Value> {
         let mut annotations = Map::new();
         let mut put = |key: &str, value: &str| {
@@ -104,6 +111,8 @@ pub struct Image {
     /// `(digest, bytes)`: the layer, the config and the manifest.
     blobs: Vec<(String, Vec<u8>)>,
     index: Vec<u8>,
+    /// Docker's `manifest.json`.
+    docker_manifest: Vec<u8>,
     /// The image manifest's digest: the image's identity (`skopeo inspect`'s `Digest`).
     pub manifest_digest: String,
     pub tag: String,
@@ -191,6 +200,13 @@ impl Image {
             "org.opencontainers.image.ref.name".into(),
             Value::String(tag.clone()),
         );
+        // podman and containerd (Docker's containerd image store) name a loaded image after
+        // this annotation, a whole reference; without it podman takes the bare tag as the
+        // image's name (`localhost/2026.12:latest`).
+        index_annotations.insert(
+            "io.containerd.image.name".into(),
+            Value::String(spec.reference(&tag)),
+        );
         entry["platform"] = json!({ "architecture": spec.architecture, "os": "linux" });
         entry["annotations"] = Value::Object(index_annotations);
         let index = to_bytes(&json!({
@@ -198,6 +214,15 @@ impl Image {
             "mediaType": MEDIA_INDEX,
             "manifests": [entry],
         }));
+
+        // Docker's own archive index beside the OCI one, as `docker save` (25 and later)
+        // writes it: Docker's classic image store reads only this file, and names the image
+        // after `RepoTags`.
+        let docker_manifest = to_bytes(&json!([{
+            "Config": blob_path(&oci_digest(&config)),
+            "RepoTags": [spec.reference(&tag)],
+            "Layers": [blob_path(&oci_digest(&layer))],
+        }]));
 
         let mut blobs = vec![
             (oci_digest(&layer), layer),
@@ -208,6 +233,7 @@ impl Image {
         Ok(Image {
             blobs,
             index,
+            docker_manifest,
             manifest_digest,
             tag,
             mtime,
@@ -221,8 +247,7 @@ impl Image {
             ("index.json".to_owned(), self.index.as_slice()),
         ];
         for (digest, bytes) in &self.blobs {
-            let hex = digest.trim_start_matches("sha256:");
-            files.push((format!("blobs/sha256/{hex}"), bytes.as_slice()));
+            files.push((blob_path(digest), bytes.as_slice()));
         }
         files
     }
@@ -248,6 +273,14 @@ impl Image {
         let mut archive = tar::Builder::new(Vec::new());
         append(&mut archive, "oci-layout", OCI_LAYOUT, 0o644, self.mtime).map_err(fail)?;
         append(&mut archive, "index.json", &self.index, 0o644, self.mtime).map_err(fail)?;
+        append(
+            &mut archive,
+            "manifest.json",
+            &self.docker_manifest,
+            0o644,
+            self.mtime,
+        )
+        .map_err(fail)?;
         append_dir(&mut archive, "blobs/", self.mtime).map_err(fail)?;
         append_dir(&mut archive, "blobs/sha256/", self.mtime).map_err(fail)?;
         for (path, bytes) in self.files().into_iter().skip(2) {
@@ -268,6 +301,11 @@ impl Image {
     pub fn archive_sha256(&self) -> Result<String, String> {
         Ok(sha256_hex(&self.archive()?))
     }
+}
+
+/// Where a blob lies in the layout (and the archive).
+fn blob_path(digest: &str) -> String {
+    format!("blobs/sha256/{}", digest.trim_start_matches("sha256:"))
 }
 
 fn descriptor(media_type: &str, bytes: &[u8]) -> Value {

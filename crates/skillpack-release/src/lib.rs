@@ -13,7 +13,12 @@
 //!   facts give the same bytes and digest on any machine and at any path.
 //! - [`folder`]: the release folder: the binary, its manifest, release notes, the image
 //!   archive, the SBOM and `SHA256SUMS` that `sha256sum -c` accepts.
-//! - [`digest`]: sha256 helpers shared by the two above.
+//! - [`sign`]: the publisher's ed25519 key (OpenSSH format): SSHSIG signatures of
+//!   `SHA256SUMS` and `manifest.json` (`ssh-keygen -Y verify` checks them), DSSE envelopes.
+//! - [`provenance`]: the in-toto statement with its SLSA v1 provenance predicate.
+//! - [`verify`]: `verify`: a folder, or a binary with its signed manifest, against a
+//!   trusted public key; every check named, every failure said with what to do.
+//! - [`digest`]: sha256 helpers shared by the modules above.
 //! - [`out_dir`]: the folder a command writes to is new or empty, never overwritten.
 //!
 //! Nothing here is used by `serve`: these are release-pipeline commands, which read the
@@ -24,3 +29,6 @@ pub mod elf;
 pub mod folder;
 pub mod image;
 pub mod out_dir;
+pub mod provenance;
+pub mod sign;
+pub mod verify;

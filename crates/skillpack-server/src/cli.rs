@@ -91,7 +91,10 @@ pub enum Command {
         source: SourceArgs,
     },
     /// Write the release folder: this binary, manifest.json (with the binary's sha256),
-    /// CHANGES.md, the image archive, an SBOM and SHA256SUMS (`sha256sum -c SHA256SUMS`).
+    /// CHANGES.md, the image archive, an SBOM and SHA256SUMS (`sha256sum -c SHA256SUMS`),
+    /// signed with the publisher's ed25519 key: SHA256SUMS.sig and manifest.json.sig
+    /// (`ssh-keygen -Y verify -n skillpack-release`) and provenance.intoto.jsonl (SLSA v1
+    /// provenance in a DSSE envelope). Check it with `verify DIR --key PUB`.
     Release {
         /// The folder to write (new or empty).
         #[arg(long, value_name = "DIR")]
@@ -102,7 +105,55 @@ pub enum Command {
         sbom: Option<std::path::PathBuf>,
         #[command(flatten)]
         source: SourceArgs,
+        #[command(flatten)]
+        signing: SigningArgs,
     },
+    /// Verify a release folder (or a binary shipped alone, with its signed manifest) against
+    /// the publisher's public key: signatures, checksums, provenance, the image, the binary
+    /// and the fingerprint it serves. Prints every check; exits non-zero if any fails.
+    Verify {
+        /// A release folder, or a release binary (its manifest.json and manifest.json.sig
+        /// beside it, or given with --manifest and --signature).
+        #[arg(value_name = "PATH")]
+        path: std::path::PathBuf,
+        /// The publisher's public key, as you received it out of band: the `.pub` file
+        /// (`ssh-ed25519 AAAA…`) or a line of an allowed_signers file.
+        #[arg(long, value_name = "PUB")]
+        key: std::path::PathBuf,
+        /// A lone binary's manifest. Default: manifest.json beside the binary.
+        #[arg(long, value_name = "FILE")]
+        manifest: Option<std::path::PathBuf>,
+        /// The manifest's signature. Default: the manifest's path with `.sig` added.
+        #[arg(long, value_name = "FILE")]
+        signature: Option<std::path::PathBuf>,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SigningArgs {
+    /// The publisher's ed25519 private key, in OpenSSH format (`ssh-keygen -t ed25519`).
+    /// Or set SKILLPACK_SIGNING_KEY to the key itself (a CI secret). A passphrase-protected
+    /// key is decrypted with SKILLPACK_SIGNING_KEY_PASSPHRASE.
+    #[arg(long, value_name = "FILE", env = "SKILLPACK_SIGNING_KEY_FILE")]
+    pub signing_key: Option<std::path::PathBuf>,
+    /// Write the folder without signature or provenance (a host cannot tell who made it).
+    #[arg(long, conflicts_with = "signing_key")]
+    pub unsigned: bool,
+    /// The source repository, for the provenance (`git remote get-url origin`).
+    #[arg(long, value_name = "URL")]
+    pub source_repository: Option<String>,
+    /// The git ref built (`refs/tags/2026.12`), for the provenance.
+    #[arg(long, value_name = "REF")]
+    pub source_ref: Option<String>,
+    /// The toolchain (`rustc --version`), for the provenance.
+    #[arg(long, value_name = "VERSION")]
+    pub rustc: Option<String>,
+    /// The build target triple, for the provenance.
+    #[arg(long, value_name = "TRIPLE")]
+    pub target: Option<String>,
+    /// The Cargo.lock the binary was built with: its sha256 goes into the provenance.
+    #[arg(long, value_name = "FILE")]
+    pub cargo_lock: Option<std::path::PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -364,12 +415,24 @@ pub fn main(catalog: Catalog) -> ExitCode {
             archive.as_deref(),
             source.revision,
         )),
-        Command::Release { out, sbom, source } => outcome(release::folder(
+        Command::Release {
+            out,
+            sbom,
+            source,
+            signing,
+        } => outcome(release::folder(
             &catalog,
             &out,
             sbom.as_deref(),
             source.revision,
+            &signing,
         )),
+        Command::Verify {
+            path,
+            key,
+            manifest,
+            signature,
+        } => release::verify(&path, &key, manifest.as_deref(), signature.as_deref()),
     }
 }
 
