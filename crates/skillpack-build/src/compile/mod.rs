@@ -16,6 +16,7 @@
 pub mod chunk;
 pub mod completions;
 pub mod config;
+pub mod date;
 pub mod diag;
 pub mod emit;
 pub mod frontmatter;

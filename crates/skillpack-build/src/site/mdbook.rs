@@ -42,7 +42,7 @@ use serde_json::{Map, Value};
 use super::include::{self, Sources};
 use super::markup;
 use super::{Detection, Flavor, Generator, Page, RenderCx, Role, Settings, Skip};
-use crate::compile::Report;
+use crate::compile::diag::Report;
 
 /// The marker words of mdBook's anchors.
 const ANCHOR_START: &str = "ANCHOR";

@@ -260,7 +260,7 @@ impl Site {
         detection: Detection,
         extra_excludes: Vec<String>,
         locale: LocaleChoice,
-        report: &mut crate::compile::Report,
+        report: &mut crate::compile::diag::Report,
     ) -> Site {
         let generator: Option<Box<dyn Generator>> = match detection.flavor {
             Flavor::Plain => None,

@@ -38,7 +38,7 @@ use super::docusaurus::jsconfig::{Tok, closing, object_keys, string_value, token
 use super::docusaurus::mdx::Mdx;
 use super::links::url_key;
 use super::{Detection, Flavor, Generator, Page, RenderCx, Role, Settings, Skip, field, flag};
-use crate::compile::Report;
+use crate::compile::diag::Report;
 
 pub struct Starlight {
     settings: Settings,

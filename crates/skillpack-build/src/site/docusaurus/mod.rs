@@ -37,7 +37,7 @@ use super::{
     Detection, Flavor, Generator, Page, RenderCx, Role, Settings, Skip, field, flag,
     strip_page_extension,
 };
-use crate::compile::Report;
+use crate::compile::diag::Report;
 use docblock::Docblocks;
 use jsconfig::{Tok, string_array, string_value, tokens, value_at};
 use mdx::{LineHook, Mdx};

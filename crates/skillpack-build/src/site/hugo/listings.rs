@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::Hugo;
 use super::content::logical_path;
 use super::data::{at, cell};
+use super::render::page_url;
 use super::render::{Place, anchorize};
-use super::shortcodes::page_url;
 use super::tags::Tag;
 use crate::site::RenderCx;
 

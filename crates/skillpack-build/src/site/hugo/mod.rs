@@ -53,7 +53,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::{Detection, Flavor, Generator, Page, RenderCx, Role, Settings, Skip, field, flag};
-use crate::compile::Report;
+use crate::compile::diag::Report;
 use crate::site::links::url_key;
 use content::{Content, Publish, weight_of};
 
@@ -168,7 +168,7 @@ impl Hugo {
             keys.iter().find_map(|key| {
                 let (name, value) = fm.iter().find(|(k, _)| k.to_lowercase() == *key)?;
                 let text = value.as_str()?.trim();
-                let day = crate::compile::history::parse_date(text.get(..10)?)?;
+                let day = crate::compile::date::parse_date(text.get(..10)?)?;
                 Some((name.clone(), text.to_owned(), day - 86_399))
             })
         };

@@ -8,6 +8,7 @@ use super::Hugo;
 use super::content::split_front_matter;
 use super::tags::{self, Tag};
 use crate::site::include::IncludeError;
+use crate::site::links::url_key;
 use crate::site::{Page, RenderCx, markup};
 
 /// Where a text being expanded comes from: the page, or a file it includes (whose
@@ -270,7 +271,7 @@ impl Hugo {
             .content
             .get_page(Some(rel), path)
             .or_else(|| self.content.get_page(Some(rel), path.trim_end_matches('/')))?;
-        Some(format!("{}{rest}", super::shortcodes::page_url(target)))
+        Some(format!("{}{rest}", page_url(target)))
     }
 }
 
@@ -456,6 +457,16 @@ pub fn urlize(text: &str) -> String {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join("-")
+}
+
+/// The URL Hugo publishes a page at (`/functions/lang/translate/`).
+pub fn page_url(rel: &str) -> String {
+    let key = url_key(rel).to_lowercase();
+    if key.is_empty() {
+        "/".into()
+    } else {
+        format!("/{key}/")
+    }
 }
 
 #[cfg(test)]

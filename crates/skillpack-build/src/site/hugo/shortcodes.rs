@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::Hugo;
 use super::data::{at, cell, snippet_format, to_toml};
-use super::render::{Place, anchorize, block_inner, urlize};
+use super::render::{Place, anchorize, block_inner, page_url, urlize};
 use super::tags::Tag;
 use crate::site::links::url_key;
 use crate::site::{RenderCx, markup};
@@ -401,16 +401,6 @@ pub fn fenced(info: &str, code: &str) -> String {
     let fence = "`".repeat(longest.max(2) + 1);
     let code = code.trim_end_matches(['\n', '\r']);
     format!("{fence}{info}\n{code}\n{fence}")
-}
-
-/// The URL Hugo publishes a page at (`/functions/lang/translate/`).
-pub fn page_url(rel: &str) -> String {
-    let key = url_key(rel).to_lowercase();
-    if key.is_empty() {
-        "/".into()
-    } else {
-        format!("/{key}/")
-    }
 }
 
 /// `img`, `imgproc`, `figure`: the image (linked when `link` is set) and its caption.

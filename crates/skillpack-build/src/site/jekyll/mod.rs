@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::{Detection, Flavor, Generator, Page, RenderCx, Role, Settings, Skip, Sources};
-use crate::compile::Report;
+use crate::compile::diag::Report;
 use kramdown::{kramdown, kramdown_id};
 use liquid::{Host, Scope};
 

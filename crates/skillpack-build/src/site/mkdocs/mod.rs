@@ -49,7 +49,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{Map, Value};
 
 use super::{Detection, Flavor, Generator, Page, RenderCx, Role, Settings, Skip, field};
-use crate::compile::Report;
+use crate::compile::diag::Report;
 use config::{Config, Slugify};
 
 pub struct MkDocs {

@@ -62,7 +62,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use serde_json::{Map, Value};
 
 use super::{Detection, Flavor, Generator, Page, RenderCx, Role, Settings, Skip};
-use crate::compile::Report;
+use crate::compile::diag::Report;
 use index::{Index, TocEntry};
 
 pub struct Myst {

@@ -45,7 +45,7 @@ use vue::{has_inline_component, heading_without_components, is_vue_block, vue_bl
 
 use super::markup::{self, Line};
 use super::{Detection, Flavor, Generator, Page, RenderCx, Role, Settings, Skip, Sources};
-use crate::compile::Report;
+use crate::compile::diag::Report;
 
 pub struct VitePress {
     settings: Settings,
