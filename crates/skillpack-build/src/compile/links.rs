@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 use percent_encoding::percent_decode_str;
 
 use super::markdown::RawLink;
+use crate::site::links::join;
 use crate::uri;
 
 /// A link resolved to the catalog URI it points at (the archive stores the target's index
@@ -197,21 +198,6 @@ fn has_scheme(href: &str) -> bool {
         }
         None => false,
     }
-}
-
-/// Join a relative path onto a folder, resolving `.` and `..`; `None` if it escapes.
-fn join(base: &str, relative: &str) -> Option<String> {
-    let mut parts: Vec<&str> = base.split('/').filter(|s| !s.is_empty()).collect();
-    for segment in relative.split('/') {
-        match segment {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            other => parts.push(other),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 #[cfg(test)]

@@ -179,7 +179,7 @@ pub fn normalize_url(url: &str) -> String {
 }
 
 /// Join a relative path onto a folder, resolving `.` and `..`; `None` if it escapes.
-fn join(base: &str, relative: &str) -> Option<String> {
+pub fn join(base: &str, relative: &str) -> Option<String> {
     let mut parts: Vec<&str> = base.split('/').filter(|s| !s.is_empty()).collect();
     for segment in relative.split('/') {
         match segment {

@@ -400,6 +400,49 @@ pub fn is_page_source(rel: &str, with_mdx: bool) -> bool {
     lower.ends_with(".md") || lower.ends_with(".markdown") || (with_mdx && lower.ends_with(".mdx"))
 }
 
+/// A page source of the docs root as a generator reads it at load (for sidebars, ids and
+/// slugs across pages), before the compiler's own walk.
+pub struct PageOnDisk {
+    /// Docs-relative path.
+    pub rel: String,
+    /// Its frontmatter, when it parses.
+    pub frontmatter: Option<Map<String, Value>>,
+}
+
+/// Every page source (`.md`, `.markdown`, `.mdx`) under `docs`, sorted by path, hidden
+/// entries and `node_modules/` skipped, each with its frontmatter.
+pub fn pages_on_disk(docs: &std::path::Path) -> Vec<PageOnDisk> {
+    let mut pages = Vec::new();
+    let walker = walkdir::WalkDir::new(docs)
+        .sort_by_file_name()
+        .max_depth(crate::compile::walk::MAX_DEPTH + 1)
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !(crate::compile::walk::is_hidden(e.file_name())
+                    || e.file_name() == "node_modules")
+        });
+    for entry in walker.filter_map(Result::ok) {
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(docs) else {
+            continue;
+        };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if !is_page_source(&rel, true) {
+            continue;
+        }
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        let frontmatter = crate::compile::frontmatter::parse(&text)
+            .ok()
+            .flatten()
+            .map(|fm| fm.fields);
+        pages.push(PageOnDisk { rel, frontmatter });
+    }
+    pages
+}
+
 /// A docs-relative path without its markdown extension (`guide/intro.mdx` → `guide/intro`).
 pub fn strip_page_extension(rel: &str) -> &str {
     for ext in [".md", ".mdx", ".markdown"] {

@@ -177,27 +177,13 @@ fn path_slug(rel: &str) -> String {
 /// Default-locale pages with their sidebar front matter.
 fn entries(docs: &Path, locale_dirs: &[String]) -> Vec<Entry> {
     let mut out = Vec::new();
-    for entry in walkdir::WalkDir::new(docs)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-    {
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        let Ok(rel) = entry.path().strip_prefix(docs) else {
-            continue;
-        };
-        let rel = rel.to_string_lossy().replace('\\', "/");
+    for page in super::pages_on_disk(docs) {
+        let rel = page.rel;
         let first = rel.split('/').next().unwrap_or("");
-        if !super::is_page_source(&rel, true)
-            || (rel.contains('/') && locale_dirs.iter().any(|d| d == first))
-        {
+        if rel.contains('/') && locale_dirs.iter().any(|d| d == first) {
             continue;
         }
-        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
-        let fm = crate::compile::frontmatter::parse(&text).ok().flatten();
-        let fields = fm.as_ref().map(|f| &f.fields);
+        let fields = page.frontmatter.as_ref();
         if !matches!(page_role(&rel, fields), Role::Page) {
             continue;
         }

@@ -215,24 +215,12 @@ fn build_globs(
 /// Every page of the docs folder with its doc id, sidebar label and position.
 fn doc_entries(docs: &Path) -> Vec<DocEntry> {
     let mut entries = Vec::new();
-    for entry in walkdir::WalkDir::new(docs)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-    {
-        if !entry.file_type().is_file() {
+    for page in super::pages_on_disk(docs) {
+        let rel = page.rel;
+        if is_partial(&rel) {
             continue;
         }
-        let Ok(rel) = entry.path().strip_prefix(docs) else {
-            continue;
-        };
-        let rel = rel.to_string_lossy().replace('\\', "/");
-        if !super::is_page_source(&rel, true) || is_partial(&rel) || rel.contains("node_modules/") {
-            continue;
-        }
-        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
-        let fm = crate::compile::frontmatter::parse(&text).ok().flatten();
-        let fields = fm.as_ref().map(|f| &f.fields);
+        let fields = page.frontmatter.as_ref();
         if flag(fields, "draft") {
             continue;
         }

@@ -6,6 +6,7 @@
 //! `build.render: never` to the snippets below it), which [`super::Generator::role`] is not
 //! given; so the tree is read once when the site loads.
 
+pub use crate::site::links::join;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
@@ -406,19 +407,4 @@ pub fn include_arguments(text: &str) -> Vec<String> {
         }
     }
     out
-}
-
-/// Join a relative path onto a folder, resolving `.` and `..`; `None` if it escapes.
-pub fn join(base: &str, relative: &str) -> Option<String> {
-    let mut parts: Vec<&str> = base.split('/').filter(|s| !s.is_empty()).collect();
-    for segment in relative.split('/') {
-        match segment {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            other => parts.push(other),
-        }
-    }
-    Some(parts.join("/"))
 }

@@ -361,17 +361,7 @@ pub fn docs_path(from_rel: &str, path: &str) -> Option<String> {
         Some(rest) => ("", rest),
         None => (from_rel.rsplit_once('/').map_or("", |(d, _)| d), path),
     };
-    let mut parts: Vec<&str> = base.split('/').filter(|s| !s.is_empty()).collect();
-    for segment in path.split('/') {
-        match segment {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            other => parts.push(other),
-        }
-    }
-    Some(parts.join("/"))
+    crate::site::links::join(base, path)
 }
 
 #[cfg(test)]
