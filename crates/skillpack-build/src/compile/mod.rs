@@ -249,8 +249,10 @@ pub fn compile(config: &Config) -> Result<Output, Report> {
     let mut page_frontmatter: HashMap<String, serde_json::Map<String, Value>> = HashMap::new();
     for file in &doc_files {
         let text = std::str::from_utf8(&file.bytes).ok();
+        // Only a generator's rules read the frontmatter here (`document_text` parses the
+        // served text's own): a plain tree parses each doc's YAML once, as before.
         let fm = text
-            .filter(|_| crate::site::is_page_source(&file.rel, site.generator.is_some()))
+            .filter(|_| site.generator.is_some() && crate::site::is_page_source(&file.rel, true))
             .and_then(|text| frontmatter::parse(text).ok().flatten());
         match site.role(&file.rel, fm.as_ref().map(|fm| &fm.fields)) {
             crate::site::Role::Page => {}
@@ -288,7 +290,9 @@ pub fn compile(config: &Config) -> Result<Output, Report> {
             let page = crate::site::Page {
                 rel: &file.rel,
                 text,
-                body_offset: frontmatter::body_offset(text),
+                body_offset: fm
+                    .as_ref()
+                    .map_or_else(|| frontmatter::body_offset(text), |fm| fm.body_offset),
                 frontmatter: fm.as_ref().map(|fm| &fm.fields),
             };
             let (served, problems) = crate::site::page::serve(&site, &page, &site_sources);
@@ -674,12 +678,11 @@ fn generator_ids(
                 && let Some((term_at, term)) = previous
                 && (bare.starts_with(": ") || bare == ":")
             {
-                let section = outline
-                    .iter()
-                    .rev()
-                    .find(|h| h.start as usize <= term_at)
-                    .map_or(String::new(), |h| h.anchor.clone());
-                found.push((term_at, generator.heading_id(term), section));
+                found.push((
+                    term_at,
+                    generator.heading_id(term),
+                    section_anchor_at(outline, term_at),
+                ));
             }
             previous = (!line.in_code && !bare.trim().is_empty() && !bare.starts_with(':'))
                 .then_some((at, bare.trim()));
@@ -700,6 +703,16 @@ fn generator_ids(
             (numbered, anchor)
         })
         .collect()
+}
+
+/// The anchor of the section holding byte `offset` (empty before the first heading: the
+/// page itself).
+fn section_anchor_at(outline: &[crate::model::Heading], offset: usize) -> String {
+    outline
+        .iter()
+        .rev()
+        .find(|h| h.start as usize <= offset)
+        .map_or(String::new(), |h| h.anchor.clone())
 }
 
 /// The `id="…"` attributes of raw HTML in a page (`<a id="x"></a>`, `<span id="x">`),
@@ -732,12 +745,8 @@ fn html_ids(text: &str, outline: &[crate::model::Heading]) -> HashMap<String, St
             if id.is_empty() {
                 continue;
             }
-            let section = outline
-                .iter()
-                .rev()
-                .find(|h| h.start as usize <= at)
-                .map_or(String::new(), |h| h.anchor.clone());
-            ids.entry(id.to_owned()).or_insert(section);
+            ids.entry(id.to_owned())
+                .or_insert_with(|| section_anchor_at(outline, at));
         }
     }
     ids
