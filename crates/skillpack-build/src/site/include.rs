@@ -196,10 +196,6 @@ impl IncludeStack {
             .map(PathBuf::as_path)
             .unwrap_or(Path::new(""))
     }
-
-    pub fn depth(&self) -> usize {
-        self.chain.len()
-    }
 }
 
 /// `.` and `..` resolved without touching the filesystem.

@@ -148,7 +148,7 @@ fn strip_quotes(line: &str) -> (usize, &str) {
 }
 
 /// The label an admonition kind is shown with (`warning` → `Warning`).
-pub fn kind_label(kind: &str) -> String {
+fn kind_label(kind: &str) -> String {
     let kind = kind.trim().trim_matches(['"', '\'']);
     let mut chars = kind.chars();
     match chars.next() {
@@ -382,7 +382,7 @@ fn is_esm_import(t: &str) -> bool {
 }
 
 /// A line that is a JSX/Vue component tag (`<Tabs>`, `</TabItem>`, `<Badge text="x" />`).
-pub fn is_component_line(t: &str) -> bool {
+fn is_component_line(t: &str) -> bool {
     let rest = t.strip_prefix("</").or_else(|| t.strip_prefix('<'));
     rest.and_then(|r| r.chars().next())
         .is_some_and(|c| c.is_ascii_uppercase())

@@ -35,7 +35,6 @@ pub mod vitepress;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
@@ -319,10 +318,6 @@ impl Site {
         self.detection.flavor
     }
 
-    pub fn is_plain(&self) -> bool {
-        self.generator.is_none() && self.excludes.is_none()
-    }
-
     /// The settings of the generator (empty for a plain site).
     pub fn settings(&self) -> Settings {
         self.generator
@@ -467,9 +462,4 @@ pub fn flag(frontmatter: Option<&Map<String, Value>>, key: &str) -> bool {
     frontmatter
         .and_then(|fm| fm.get(key))
         .is_some_and(|v| v.as_bool() == Some(true) || v.as_str() == Some("true"))
-}
-
-/// The project folder a path in the generator's config is relative to.
-pub fn project_path(detection: &Detection, relative: &str) -> PathBuf {
-    detection.project.join(relative)
 }
