@@ -26,7 +26,8 @@
 //! - recall@1 / recall@3: the expected document is the first hit / among the first three;
 //! - MRR: mean of 1/rank of the first hit in the expected document (0 past rank 10);
 //! - section@3: among questions with an anchor, the share whose top three hits include a
-//!   hit inside the expected section (the hit's section is that section or under it).
+//!   hit inside the expected section (the hit's section is that section or under it);
+//! - section@1: the same for the first hit alone (an answer in one call).
 //!
 //! The baseline is plain BM25 (k1 = 1.2, b = 0.75) over each whole document's text, with
 //! the same analyzer and the same stopword removal on queries; it ranks documents, so it
@@ -154,6 +155,8 @@ fn set_param(params: &mut Params, setting: &str) -> Result<(), String> {
         "section_idf" => params.section_idf = one != 0.0,
         "one_name_spellings" => params.one_name_spellings = one != 0.0,
         "keep_clear_winner" => params.keep_clear_winner = one != 0.0,
+        "prefer_deeper" => params.prefer_deeper = one != 0.0,
+        "vote_sections" => params.vote_sections = one != 0.0,
         "passage_weights" => copy(&mut params.passage_weights, &values)?,
         "passage_b" => copy(&mut params.passage_b, &values)?,
         "doc_weights" => copy(&mut params.doc_weights, &values)?,
@@ -302,7 +305,7 @@ fn run(options: &Options) -> Result<(), String> {
     }
 
     println!(
-        "{:<44} {:>3}  {:>8}  {:>8}  {:>6}  section@3",
+        "{:<44} {:>3}  {:>8}  {:>8}  {:>6}  section@3      section@1",
         "split / ranker", "n", "recall@1", "recall@3", "MRR"
     );
     let shared: Vec<&String> = options

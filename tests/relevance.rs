@@ -128,6 +128,11 @@ fn ranking_meets_its_targets() {
             fused.line(split)
         );
         assert!(
+            fused.section1() >= single.section1(),
+            "{}",
+            fused.line(split)
+        );
+        assert!(
             fused.mrr() >= plain.mrr() + 0.03,
             "{}\n{}",
             fused.line(split),
@@ -239,6 +244,7 @@ fn frozen_split_keeps_its_floors() {
         eprintln!("{line}");
         assert!(fused.recall3() >= ours.recall3(), "{line}");
         assert!(fused.mrr() >= floor.fused_mrr, "{line}");
+        assert!(fused.section1() >= floor.fused_section1, "{line}");
         if meets_targets {
             assert!(fused.recall1() >= 0.85, "{line}");
             assert!(fused.recall3() >= 0.95, "{line}");
@@ -257,6 +263,8 @@ struct Floors {
     /// ranking must not fall further behind).
     mrr_over_bm25: f64,
     fused_mrr: f64,
+    /// The first hit inside the answering section, with `also` (either set of rephrasings).
+    fused_section1: f64,
 }
 
 /// The frozen split's floors: the figures of the ranking it was written against, less
@@ -270,7 +278,11 @@ struct Floors {
 /// 0.929, and the floor rose to 0.91 (0.935 with an agent's rephrasings, which must keep it
 /// too). The issue's targets
 /// (single query: R@1 0.85, R@3 0.95, MRR 0.90, section@3 0.90, MRR 0.05 over plain BM25)
-/// are not met. Raise the floors to the targets once reached; never lower them to pass.
+/// are not met. Fused section@1 (the first hit inside the answering section: an answer in
+/// one call) was 0.736 and 0.755 before issue 47 named a subsection over its parent and let
+/// phrasings vote for a document's section, 0.791 and 0.782 after; its floor is 0.76 (the
+/// issue's target is 0.85). Raise the floors to the targets once reached; never lower them
+/// to pass.
 const FROZEN_FLOORS: Floors = Floors {
     recall1: 0.73,
     recall3: 0.86,
@@ -278,4 +290,5 @@ const FROZEN_FLOORS: Floors = Floors {
     section3: 0.77,
     mrr_over_bm25: 0.025,
     fused_mrr: 0.91,
+    fused_section1: 0.76,
 };

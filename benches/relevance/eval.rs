@@ -166,6 +166,8 @@ pub struct Scores {
     pub r3: usize,
     pub rr: f64,
     pub with_section: usize,
+    /// Questions whose first hit is inside the answering section.
+    pub section1: usize,
     pub section3: usize,
 }
 
@@ -185,6 +187,9 @@ impl Scores {
         }
         if let Some(section) = section_rank {
             self.with_section += 1;
+            if section == Some(1) {
+                self.section1 += 1;
+            }
             if section.is_some_and(|r| r <= 3) {
                 self.section3 += 1;
             }
@@ -198,6 +203,7 @@ impl Scores {
         self.r3 += other.r3;
         self.rr += other.rr;
         self.with_section += other.with_section;
+        self.section1 += other.section1;
         self.section3 += other.section3;
     }
 
@@ -217,15 +223,22 @@ impl Scores {
         self.section3 as f64 / self.with_section.max(1) as f64
     }
 
+    pub fn section1(&self) -> f64 {
+        self.section1 as f64 / self.with_section.max(1) as f64
+    }
+
     pub fn line(&self, name: &str) -> String {
         let n = self.n.max(1) as f64;
         let section = if self.with_section == 0 {
             "   n/a".to_owned()
         } else {
             format!(
-                "{:6.3} ({}/{})",
+                "{:6.3} ({}/{})  {:6.3} ({}/{})",
                 self.section3 as f64 / self.with_section as f64,
                 self.section3,
+                self.with_section,
+                self.section1 as f64 / self.with_section as f64,
+                self.section1,
                 self.with_section
             )
         };
@@ -329,7 +342,8 @@ impl Baseline {
     }
 }
 
-/// A question the ranker did not answer at rank 1 (or whose section is not in the top 3).
+/// A question the ranker did not answer at rank 1: its document, or the section it names, is
+/// not the first hit.
 pub struct Miss<'q> {
     pub question: &'q Question,
     pub doc_rank: Option<usize>,
@@ -478,7 +492,7 @@ pub fn evaluate_by<'q>(
             None,
         );
         let ok_doc = doc_rank == Some(1);
-        let ok_section = section_rank.is_none_or(|r| r.is_some_and(|r| r <= 3));
+        let ok_section = section_rank.is_none_or(|r| r == Some(1));
         if !(ok_doc && ok_section) {
             on_miss(Miss {
                 question: q,

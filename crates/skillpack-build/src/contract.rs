@@ -245,6 +245,15 @@ pub const SEARCH_DEFAULT_LIMIT: usize = 3;
 /// section is at most this many bytes: with the default three hits, such an answer stays
 /// under 6 KB, and the agent can answer and cite from its first call.
 pub const SEARCH_SECTION_TEXT_BYTES: usize = 3584;
+/// The first hit carries its section's text when the section is at most this many bytes,
+/// whether or not it leads: a second call would cost more than the bytes. Reading a
+/// section costs an agent a turn and, through the `catalog_read` tool, about 490 bytes
+/// around the text (measured: 1,076 bytes for a 586-byte section). With the first hit in
+/// the answering section four times in five (section@1 with an agent's rephrasings, tuning
+/// split: 77 of 94), carrying wastes the section's bytes one time in five and saves the
+/// envelope and the call four times: bytes alone break even near 0.8 × 490 / 0.2 ≈ 1,960
+/// bytes, and the call saved tips it further.
+pub const SEARCH_SMALL_SECTION_BYTES: usize = 2048;
 pub const SEARCH_MAX_LIMIT: usize = 50;
 /// Longer queries are refused (the engine cuts at this many bytes).
 pub const SEARCH_MAX_QUERY_BYTES: usize = 1024;

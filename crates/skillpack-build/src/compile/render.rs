@@ -240,6 +240,7 @@ pub fn capabilities(catalog: &Catalog, crate_version: &str) -> String {
             "catalog_read_summary_text_bytes": contract::SUMMARY_TEXT_BYTES,
             "catalog_search_default_limit": contract::SEARCH_DEFAULT_LIMIT,
             "catalog_search_section_text_bytes": contract::SEARCH_SECTION_TEXT_BYTES,
+            "catalog_search_small_section_bytes": contract::SEARCH_SMALL_SECTION_BYTES,
             "catalog_search_max_limit": contract::SEARCH_MAX_LIMIT,
             "catalog_search_max_query_bytes": crate::contract::SEARCH_MAX_QUERY_BYTES,
             "catalog_search_max_results": crate::contract::SEARCH_MAX_RESULTS,

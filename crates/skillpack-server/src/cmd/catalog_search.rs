@@ -1,8 +1,9 @@
 //! Tool `catalog_search`: ranked full-text search over every section of every skill,
 //! reference and doc, from the index baked at build time ([`crate::search`]). A hit names
 //! the smallest pieces to read next (`section_uri`, `chunk_uri`) with a verbatim snippet;
-//! the first hit also carries its whole section (`section_text`) when it leads clearly and
-//! the section is small, so an agent can answer and cite from this one call. Pages follow
+//! the first hit also carries its whole section (`section_text`) when the section is small,
+//! or when it leads clearly and the section is not large, so an agent can answer and cite
+//! from this one call. Pages follow
 //! the house convention (`has_more`, `next_cursor`; opaque cursors bound to this binary,
 //! the query and the kind).
 //!
@@ -17,7 +18,8 @@ use super::errors::{CatalogError, Code, Repair};
 use super::tool_def::{Args, ToolDef, definition};
 use crate::catalog::Catalog;
 use crate::contract::{
-    SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_SECTION_TEXT_BYTES, TOOL_LIST, TOOL_SEARCH,
+    SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_SECTION_TEXT_BYTES, SEARCH_SMALL_SECTION_BYTES,
+    TOOL_LIST, TOOL_SEARCH,
 };
 use crate::model::ArchivedDocKind;
 use crate::search::fuse::MAX_ALSO;
@@ -52,7 +54,8 @@ fn define(catalog: &Catalog) -> Tool {
          it is much cheaper than reading documents to compare them. Each hit names the \
          document (uri), the section that matched (section_uri, heading_path) and the chunk \
          that holds it (chunk_uri), with their sizes in bytes (section_size, chunk_size) and \
-         a verbatim snippet. When the first hit clearly leads and its section is at most \
+         a verbatim snippet. When the first hit's section is at most \
+         {SEARCH_SMALL_SECTION_BYTES} bytes, or it clearly leads and its section is at most \
          {SEARCH_SECTION_TEXT_BYTES} bytes, it carries that whole section as section_text: \
          if it answers the question, answer from it and cite its section_uri, with no other \
          call. Otherwise call catalog_read with the best hit's section_uri or chunk_uri, \
@@ -150,7 +153,7 @@ fn output_schema() -> Value {
                     "heading_path": {"type": "array", "items": {"type": "string"}, "description": "Headings from the top of the document down to the matched section."},
                     "anchor": {"type": "string", "description": "Anchor of the matched section's heading."},
                     "snippet": {"type": "string", "description": "A verbatim excerpt of the chunk around the matched words."},
-                    "section_text": {"type": "string", "description": format!("The whole section section_uri names, verbatim (what catalog_read of section_uri returns as text). Only on the first hit of the first page, when it leads clearly (a query alone scores it well above the second hit; with `also`, most phrasings rank it first) and section_size is at most {SEARCH_SECTION_TEXT_BYTES} bytes.")},
+                    "section_text": {"type": "string", "description": format!("The whole section section_uri names, verbatim (what catalog_read of section_uri returns as text). Only on the first hit of the first page: when section_size is at most {SEARCH_SMALL_SECTION_BYTES} bytes, or when it leads clearly (a query alone scores it well above the second hit; with `also`, most phrasings rank it first) and section_size is at most {SEARCH_SECTION_TEXT_BYTES} bytes.")},
                     "score": {"type": "number", "description": "Relevance; comparable only within one query."}
                 },
                 "additionalProperties": false
@@ -289,8 +292,11 @@ pub fn search(catalog: &Catalog, args: &SearchArgs) -> Result<Value, CatalogErro
         .enumerate()
         .map(|(i, hit)| {
             let rank = offset + i + 1;
-            let carries = rank == 1 && results.clear_lead;
-            hit_json(catalog, &index, hit, rank, carries)
+            let carry = match rank {
+                1 => carry_limit(results.clear_lead),
+                _ => 0,
+            };
+            hit_json(catalog, &index, hit, rank, carry)
         })
         .collect::<Result<_, _>>()?;
     let mut out = Map::new();
@@ -356,14 +362,25 @@ fn hint(args: &SearchArgs, results: &search::Results, offset: usize) -> String {
     hint
 }
 
-/// A hit as the tool returns it; with `carries`, its whole section too when that is at most
-/// [`SEARCH_SECTION_TEXT_BYTES`].
+/// The largest section the first hit of the ranking carries as `section_text`: a small one
+/// always ([`SEARCH_SMALL_SECTION_BYTES`]: reading it would cost more than its bytes), a
+/// larger one when the hit leads clearly and is then likely to answer.
+pub fn carry_limit(clear_lead: bool) -> usize {
+    if clear_lead {
+        SEARCH_SECTION_TEXT_BYTES
+    } else {
+        SEARCH_SMALL_SECTION_BYTES
+    }
+}
+
+/// A hit as the tool returns it, with its whole section too when that is at most `carry`
+/// bytes (0: never).
 fn hit_json(
     catalog: &Catalog,
     index: &Index<'_>,
     hit: &Hit,
     rank: usize,
-    carries: bool,
+    carry: usize,
 ) -> Result<Value, CatalogError> {
     let document = index.document(hit.document);
     let tables = index.tables(hit.document)?;
@@ -414,7 +431,7 @@ fn hit_json(
         "score".into(),
         json!(((hit.score as f64) * 1000.0).round() / 1000.0),
     );
-    if carries && section_size as usize <= SEARCH_SECTION_TEXT_BYTES {
+    if section_size as usize <= carry {
         let text = index.text_range(document, section.start as usize..section.end as usize)?;
         out.insert("section_text".into(), text.into());
     }
@@ -674,7 +691,7 @@ mod tests {
     }
 
     #[test]
-    fn a_clear_first_hit_carries_its_small_section_and_no_other_does() {
+    fn the_first_hit_carries_a_small_section_or_a_clear_leads_and_no_other_does() {
         let catalog = fixture();
         let index = Index::from(&catalog);
         let mut carried = [false; 2];
@@ -711,12 +728,14 @@ mod tests {
                 })
                 .clear_lead;
             let first = &hits[0];
-            let small = first["section_size"].as_u64() <= Some(SEARCH_SECTION_TEXT_BYTES as u64);
+            let size = first["section_size"].as_u64().unwrap() as usize;
+            let carries =
+                size <= SEARCH_SMALL_SECTION_BYTES || (lead && size <= SEARCH_SECTION_TEXT_BYTES);
             match first.get("section_text") {
                 Some(text) => {
                     assert!(
-                        lead && small,
-                        "{query}: carried without a clear lead and a small section"
+                        carries,
+                        "{query}: carried a {size}-byte section (lead: {lead})"
                     );
                     // The whole section (a read of section_uri returns the same bytes:
                     // cmd::tools' tests).
@@ -728,8 +747,8 @@ mod tests {
                     assert!(text.as_str().unwrap().contains(snippet), "{query}");
                 }
                 None => assert!(
-                    !(lead && small),
-                    "{query}: a clear lead on a small section, not carried"
+                    !carries,
+                    "{query}: a {size}-byte section not carried (lead: {lead})"
                 ),
             }
             carried[usize::from(first.get("section_text").is_some())] = true;
@@ -747,7 +766,45 @@ mod tests {
                     .all(|h| h.get("section_text").is_none())
             );
         }
-        assert_eq!(carried, [true, true], "both cases among the queries");
+        assert!(carried[1], "the fixture's small sections are carried");
+    }
+
+    #[test]
+    fn a_larger_section_is_carried_only_when_its_hit_leads_clearly() {
+        let catalog = crate::search::tests::compile_fixture(|write| {
+            let filler = |word: &str, n: usize| {
+                (0..n)
+                    .map(|i| format!("Paragraph {i} says a little more about {word}.\n\n"))
+                    .collect::<String>()
+            };
+            write(
+                "docs/knobs.md",
+                &format!(
+                    "# Knobs\n\n## Tuning knobs\n\n{}## Other knobs\n\n{}## Gauges\n\n{}",
+                    filler("knobs", 60),
+                    filler("knobs", 60),
+                    filler("calibrated gauges", 60)
+                ),
+            );
+        });
+        let index = Index::from(&catalog);
+        for (query, carried) in [("knobs", false), ("calibrated gauges", true)] {
+            let result = call(&catalog, &args(json!({"query": query}))).unwrap();
+            let first = &result["hits"][0];
+            let size = first["section_size"].as_u64().unwrap() as usize;
+            assert!((SEARCH_SMALL_SECTION_BYTES..=SEARCH_SECTION_TEXT_BYTES).contains(&size));
+            let lead = index
+                .search(&Request {
+                    query,
+                    kind: Kind::All,
+                    offset: 0,
+                    limit: 1,
+                    also: &[],
+                })
+                .clear_lead;
+            assert_eq!(lead, carried, "{query}");
+            assert_eq!(first.get("section_text").is_some(), carried, "{query}");
+        }
     }
 
     #[test]

@@ -68,20 +68,22 @@ pub const MAX_ALSO: usize = 4;
 /// `query_leads` (the first list, the query's, leads clearly), the first list's first hit
 /// takes the score of a hit every list ranks first, `lists.len() / (k + 1)`: no other hit
 /// can reach it, since the first list ranks them lower.
-pub fn fuse(lists: &[Vec<Hit>], query_leads: bool) -> Vec<Hit> {
+pub fn fuse(lists: &[Vec<Hit>], query_leads: bool, vote_sections: bool) -> Vec<Hit> {
     struct Fused {
         hit: Hit,
         score: f32,
         best: (usize, usize),
     }
     // Per document: its votes as a document (in each list, the rank of its first hit), one
-    // past the last list that voted for it, and the chunk that speaks for it (the first hit
-    // in the list that ranks the document best, the earlier list on a tie).
+    // past the last list that voted for it, the chunk that speaks for it (the first hit
+    // in the list that ranks the document best, the earlier list on a tie) and each list's
+    // first hit in it.
     struct Document {
         votes: f32,
         next_list: usize,
         best_rank: usize,
         chunk: u32,
+        firsts: Vec<Hit>,
     }
     let mut fused: Vec<Fused> = Vec::new();
     // A hit is a chunk: each single ranking names a chunk once, by its best section.
@@ -95,8 +97,12 @@ pub fn fuse(lists: &[Vec<Hit>], query_leads: bool) -> Vec<Hit> {
                 next_list: 0,
                 best_rank: rank,
                 chunk: hit.chunk,
+                firsts: Vec::new(),
             });
             if document.next_list <= list {
+                if vote_sections {
+                    document.firsts.push(hit.clone());
+                }
                 document.votes += share;
                 document.next_list = list + 1;
                 if rank < document.best_rank {
@@ -135,6 +141,24 @@ pub fn fuse(lists: &[Vec<Hit>], query_leads: bool) -> Vec<Hit> {
     // The chunk that speaks for each document carries the document's votes: phrasings that
     // find one document agree even when they name different chunks of it. Its other chunks
     // keep their own votes, which are never more than the document's.
+    if vote_sections {
+        // The query's clear winner names its own section: an exact match knows where it is.
+        let winner = lists[0].first().filter(|_| query_leads).map(|h| h.document);
+        for (&id, document) in documents.iter_mut() {
+            if winner == Some(id) {
+                continue;
+            }
+            if let Some(hit) = vote_for_section(document.chunk, &document.firsts) {
+                document.chunk = hit.chunk;
+                // The chunk keeps its own votes and place; it names the section voted for.
+                let entry = &mut fused[at[&(hit.document, hit.chunk)]];
+                entry.hit = Hit {
+                    score: entry.hit.score,
+                    ..hit.clone()
+                };
+            }
+        }
+    }
     for entry in &mut fused {
         let document = &documents[&entry.hit.document];
         if document.chunk == entry.hit.chunk {
@@ -156,6 +180,25 @@ pub fn fuse(lists: &[Vec<Hit>], query_leads: bool) -> Vec<Hit> {
             ..f.hit
         })
         .collect()
+}
+
+/// The section that speaks for a document when more phrasings name it first in the document
+/// than name the section of the speaking `chunk` (the best phrasing's): `firsts` holds each
+/// phrasing's first hit in the document, in phrasing order. The best phrasing knows best
+/// where the page is; several phrasings that agree on one section of it know better where
+/// in the page the answer is. `None`: the speaking chunk's section stands.
+fn vote_for_section(chunk: u32, firsts: &[Hit]) -> Option<&Hit> {
+    let votes = |heading: Option<u32>| firsts.iter().filter(|h| h.heading == heading).count();
+    let speaking = firsts.iter().find(|h| h.chunk == chunk)?;
+    let mut most = votes(speaking.heading);
+    let mut chosen = None;
+    for hit in firsts {
+        let n = votes(hit.heading);
+        if n > most {
+            (most, chosen) = (n, Some(hit));
+        }
+    }
+    chosen
 }
 
 /// A request with alternative phrasings: every phrasing ranked to [`MAX_RESULTS`] (so that
@@ -216,7 +259,7 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
                 |h: &Hit| (h.document, h.chunk) == (lists[0][0].document, lists[0][0].chunk);
             list.first().is_none_or(agrees) || lead(list) < query_lead
         });
-    let fused = fuse(&lists, query_leads);
+    let fused = fuse(&lists, query_leads, params.vote_sections);
     let end = request.offset.saturating_add(request.limit);
     // Rank fusion scores are close together whatever the agreement (1/61 against 1/62),
     // so a clear lead is counted in rankings: more than half put the fused first hit first.
@@ -269,6 +312,7 @@ mod tests {
                 vec![hit(4, 0), hit(2, 0), hit(5, 0)],
             ],
             false,
+            false,
         );
         let order: Vec<u32> = fused.iter().map(|h| h.document).collect();
         assert_eq!(order, [2, 1, 4, 3, 5]);
@@ -277,10 +321,39 @@ mod tests {
     }
 
     #[test]
+    fn most_phrasings_choose_the_section_that_speaks_for_a_document() {
+        // The query ranks document 1 best, by its section 1; both rephrasings name its
+        // section 2 first in it (one after another document).
+        let lists = [
+            vec![hit(1, 1), hit(1, 2)],
+            vec![hit(1, 2), hit(3, 0)],
+            vec![hit(3, 0), hit(1, 2)],
+        ];
+        let voted = fuse(&lists, false, true);
+        assert_eq!((voted[0].document, voted[0].heading), (1, Some(2)));
+        // Its fused score is the document's: the section voted for took its votes.
+        let expected = 2.0 / (RRF_K + 1.0) + 1.0 / (RRF_K + 2.0);
+        assert!((voted[0].score - expected).abs() < 1e-6);
+        // Without voting, the best phrasing's section speaks.
+        let best = fuse(&lists, false, false);
+        assert_eq!((best[0].document, best[0].heading), (1, Some(1)));
+        // A tie keeps the best phrasing's section.
+        let tie = fuse(&lists[..2], false, true);
+        assert_eq!((tie[0].document, tie[0].heading), (1, Some(1)));
+        // The query's clear winner keeps its section whatever the votes.
+        let kept = fuse(&lists, true, true);
+        assert_eq!((kept[0].document, kept[0].heading), (1, Some(1)));
+    }
+
+    #[test]
     fn sections_are_fused_one_by_one_and_keep_their_best_ranking() {
         let mut second = hit(1, 2);
         second.snippet = 5..9;
-        let fused = fuse(&[vec![hit(1, 1), hit(1, 2)], vec![second.clone()]], false);
+        let fused = fuse(
+            &[vec![hit(1, 1), hit(1, 2)], vec![second.clone()]],
+            false,
+            false,
+        );
         assert_eq!(fused.len(), 2);
         // Both lists rank the document first; the earlier list's chunk speaks for it.
         assert_eq!(fused[0].heading, Some(1));
@@ -357,6 +430,7 @@ mod tests {
                 vec![subsection.clone(), hit(2, 0), hit(4, 0)],
             ],
             false,
+            false,
         );
         let chunks: Vec<(u32, u32)> = fused.iter().map(|h| (h.document, h.chunk)).collect();
         assert_eq!(chunks, [(1, 1), (2, 0), (3, 0), (4, 0)]);
@@ -377,6 +451,7 @@ mod tests {
                 vec![hit(4, 0), hit(1, 2)],
             ],
             false,
+            false,
         );
         assert_eq!(fused[0].document, 1, "{fused:?}");
         assert_eq!(
@@ -386,7 +461,7 @@ mod tests {
         let expected = 3.0 / (RRF_K + 2.0);
         assert!((fused[0].score - expected).abs() < 1e-6);
         // A document only a later phrasing finds has that phrasing's vote.
-        let late = fuse(&[vec![hit(2, 0)], vec![hit(1, 0)]], false);
+        let late = fuse(&[vec![hit(2, 0)], vec![hit(1, 0)]], false, false);
         assert!(
             late.iter()
                 .all(|h| (h.score - 1.0 / (RRF_K + 1.0)).abs() < 1e-6)
@@ -407,6 +482,7 @@ mod tests {
                 vec![hit(4, 0), hit(1, 1)],
             ],
             false,
+            false,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (1, 0), "{fused:?}");
         let expected = 1.0 / (RRF_K + 1.0) + 2.0 / (RRF_K + 2.0);
@@ -417,6 +493,7 @@ mod tests {
         // When a rephrasing ranks the document better than the query, its chunk speaks.
         let fused = fuse(
             &[vec![hit(2, 0), hit(1, 0)], vec![hit(1, 1), hit(3, 0)]],
+            false,
             false,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (1, 1), "{fused:?}");
@@ -434,11 +511,11 @@ mod tests {
             .collect();
         let mut lists = vec![query];
         lists.extend(std::iter::repeat_n(others.clone(), 4));
-        let outvoted = fuse(&lists, false);
+        let outvoted = fuse(&lists, false, false);
         let at = outvoted.iter().position(|h| h.document == 1);
         assert_eq!(at, Some(11), "{outvoted:?}");
         // When the query leads clearly, its first hit counts as every phrasing's first.
-        let kept = fuse(&lists, true);
+        let kept = fuse(&lists, true, false);
         assert_eq!((kept[0].document, kept[0].chunk), (1, 0), "{kept:?}");
         assert!((kept[0].score - 5.0 / (RRF_K + 1.0)).abs() < 1e-6);
         // The rest is fused as before: only the winner moved.
@@ -455,6 +532,7 @@ mod tests {
         let fused = fuse(
             &[vec![hit(2, 0), hit(1, 0)], vec![hit(1, 1), hit(3, 0)]],
             true,
+            false,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (2, 0), "{fused:?}");
         assert_eq!((fused[1].document, fused[1].chunk), (1, 1), "{fused:?}");
@@ -463,13 +541,13 @@ mod tests {
     #[test]
     fn one_list_keeps_its_order() {
         let list = vec![hit(3, 0), hit(1, 0), hit(2, 1)];
-        let fused = fuse(std::slice::from_ref(&list), false);
+        let fused = fuse(std::slice::from_ref(&list), false, false);
         let order: Vec<_> = fused.iter().map(|h| (h.document, h.heading)).collect();
         let expected: Vec<_> = list.iter().map(|h| (h.document, h.heading)).collect();
         assert_eq!(order, expected);
         // Several hits of one document included.
         let list = vec![hit(1, 0), hit(1, 1), hit(2, 0), hit(1, 2), hit(3, 0)];
-        let alone: Vec<(u32, u32)> = fuse(std::slice::from_ref(&list), false)
+        let alone: Vec<(u32, u32)> = fuse(std::slice::from_ref(&list), false, false)
             .iter()
             .map(|h| (h.document, h.chunk))
             .collect();

@@ -134,6 +134,15 @@ pub struct Params {
     /// query alone leads clearly and no rephrasing that puts another hit first leads more
     /// clearly; `false`: rank fusion alone decides (as before issue 47).
     pub keep_clear_winner: bool,
+    /// Section choice names a subsection over its parent section when the subsection's
+    /// text holds every query word the parent's own text holds: the answer is in the more
+    /// specific section, and the parent is its context ("Running Single Tests" under
+    /// "Running a Subset of Tests by Name"). `false`: the local score alone decides.
+    pub prefer_deeper: bool,
+    /// With alternative phrasings ([`fuse`]), the section that speaks for a document is the
+    /// one most phrasings name first in it, when more of them name it than name the best
+    /// phrasing's; `false`: the best phrasing's section (as before issue 47).
+    pub vote_sections: bool,
 }
 
 impl Default for Params {
@@ -157,6 +166,8 @@ impl Default for Params {
             section_idf: true,
             one_name_spellings: true,
             keep_clear_winner: true,
+            prefer_deeper: true,
+            vote_sections: true,
         }
     }
 }
@@ -688,6 +699,9 @@ impl<'a> Index<'a> {
                 params.section_idf,
             );
             inherit_from_parents(&mut buffer, params.parent_share);
+            if params.prefer_deeper {
+                prefer_deeper(&mut buffer, &doc_refs, n_terms);
+            }
             group_hits(&buffer, &mut groups);
             total += groups.len();
             let best =
@@ -989,6 +1003,39 @@ fn inherit_from_parents(buffer: &mut [Candidate], share: f32) {
         if let Some((score, local)) = inherited {
             buffer[i].score += share * score;
             buffer[i].local += share * local;
+        }
+    }
+}
+
+/// Name a subsection rather than its parent section when the subsection's text holds every
+/// query term the parent's text holds (and one at least): its local score becomes a hair
+/// above the parent's, plus a thousandth of its own so that such siblings keep their order.
+/// Candidates are in passage order, parents before their children, so a grandchild that
+/// qualifies under a child that did is lifted above both.
+fn prefer_deeper(buffer: &mut [Candidate], refs: &Refs, n_terms: usize) {
+    // The query terms with occurrences in a candidate's text (a term's occurrence block is
+    // empty when it matches only the heading or the headings above).
+    let in_text = |c: &Candidate| {
+        let own = &refs[c.refs as usize..c.refs as usize + n_terms];
+        own.iter()
+            .enumerate()
+            .filter(|(_, (_, len))| len & !OFFSETS > 0)
+            .fold(0u32, |mask, (i, _)| mask | 1 << i)
+    };
+    for i in 0..buffer.len() {
+        let parent = buffer[i];
+        if parent.heading == NO_HEADING {
+            continue;
+        }
+        let terms = in_text(&parent);
+        for child in buffer[i + 1..].iter_mut() {
+            if child.parent != parent.heading || child.heading == parent.heading {
+                continue;
+            }
+            let held = in_text(child);
+            if held != 0 && held & terms == terms && child.local < parent.local * 1.0001 {
+                child.local = parent.local * 1.0001 + 1e-3 * child.local;
+            }
         }
     }
 }

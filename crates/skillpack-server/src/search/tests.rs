@@ -10,7 +10,7 @@ pub(crate) fn fixture() -> Catalog {
 }
 
 /// Compile the files that `write(path, text)` is called with.
-fn compile_fixture(files: impl FnOnce(&dyn Fn(&str, &str))) -> Catalog {
+pub(crate) fn compile_fixture(files: impl FnOnce(&dyn Fn(&str, &str))) -> Catalog {
     let dir = tempfile::tempdir().unwrap();
     let write = |rel: &str, text: &str| {
         let path = dir.path().join(rel);
@@ -139,12 +139,51 @@ fn a_subsection_is_read_in_its_parents_context() {
     };
     let alone = Params {
         parent_share: 0.0,
+        prefer_deeper: false,
         ..Params::default()
     };
     // Scored alone, the parent's more numerous matching words win; read in the context of
     // its parent (whose words match too), the subsection on running one test is the hit.
     assert_eq!(first(&alone), "running-a-subset-of-tests-by-name");
     assert_eq!(first(&Params::default()), "running-single-tests");
+}
+
+#[test]
+fn a_subsection_holding_its_parents_words_is_named_over_it() {
+    let catalog = compile_fixture(|write| {
+        write(
+            "docs/deploy.md",
+            "# Deploying\n\n## Rolling restarts\n\nA rolling restart restarts the replicas one \
+             by one. Each rolling restart reads every token again, so a token removed before \
+             a rolling restart stops working after it.\n\n\
+             ### Revocation\n\nRemove the token, then do a rolling restart.\n\n\
+             ### Draining\n\nA replica drains its connections before a restart.\n",
+        );
+    });
+    let index = Index::from(&catalog);
+    let first = |query: &str, params: &Params| {
+        let request = Request {
+            query,
+            kind: Kind::All,
+            offset: 0,
+            limit: 3,
+            also: &[],
+        };
+        let results = index.search_with(&request, params);
+        hits(&index, &results)[0].1.clone()
+    };
+    // The parent's text holds every word, more often: on its local score alone it is named.
+    // "Revocation" holds every word the parent's text holds, so it is the answer.
+    let parent_alone = Params {
+        prefer_deeper: false,
+        ..Params::default()
+    };
+    let query = "rolling restart token";
+    assert_eq!(first(query, &parent_alone), "rolling-restarts");
+    assert_eq!(first(query, &Params::default()), "revocation");
+    // Neither subsection holds "replicas" with the rest: the parent stays named.
+    let query = "rolling restart replicas";
+    assert_eq!(first(query, &Params::default()), "rolling-restarts");
 }
 
 #[test]
