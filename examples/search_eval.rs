@@ -157,6 +157,7 @@ fn set_param(params: &mut Params, setting: &str) -> Result<(), String> {
         "keep_clear_winner" => params.keep_clear_winner = one != 0.0,
         "prefer_deeper" => params.prefer_deeper = one != 0.0,
         "vote_sections" => params.vote_sections = one != 0.0,
+        "keep_code_winner" => params.keep_code_winner = one != 0.0,
         "passage_weights" => copy(&mut params.passage_weights, &values)?,
         "passage_b" => copy(&mut params.passage_b, &values)?,
         "doc_weights" => copy(&mut params.doc_weights, &values)?,

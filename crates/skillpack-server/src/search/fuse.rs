@@ -252,8 +252,10 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
     // with the exact match is the one that knows. A rephrasing that leads more clearly
     // elsewhere is evidence too (the query's words can match a heading by accident, "panic
     // instead of returning a Result"), and then rank fusion weighs the two as before.
+    // A query of code alone is an exact match however narrowly it leads (`keep_code_winner`).
     let query_leads = params.keep_clear_winner
-        && query_lead >= CLEAR_LEAD_MARGIN
+        && (query_lead >= CLEAR_LEAD_MARGIN
+            || (params.keep_code_winner && super::query::code_only(request.query)))
         && lists[1..].iter().all(|list| {
             let agrees =
                 |h: &Hit| (h.document, h.chunk) == (lists[0][0].document, lists[0][0].chunk);

@@ -143,6 +143,13 @@ pub struct Params {
     /// one most phrasings name first in it, when more of them name it than name the best
     /// phrasing's; `false`: the best phrasing's section (as before issue 47).
     pub vote_sections: bool,
+    /// With alternative phrasings, a query made only of code (a pasted key, flag, command
+    /// or identifier: [`query::code_only`]) keeps its first hit first whatever its margin,
+    /// under the same override as `keep_clear_winner`: the docs hold such a line as written,
+    /// and several pages can hold it verbatim (a setting and the guides that use it), so
+    /// its first hit need not lead by much to be the exact match. `false`: only a clear
+    /// lead keeps the query's winner.
+    pub keep_code_winner: bool,
 }
 
 impl Default for Params {
@@ -168,6 +175,7 @@ impl Default for Params {
             keep_clear_winner: true,
             prefer_deeper: true,
             vote_sections: true,
+            keep_code_winner: true,
         }
     }
 }

@@ -98,6 +98,14 @@ enum Shape {
     Code,
 }
 
+/// Whether every token of `raw` is shaped like code (an identifier, a key, a flag, an
+/// error code, an operator): a pasted configuration line or command, which the docs hold
+/// as written or not at all.
+pub fn code_only(raw: &str) -> bool {
+    let tokens = shapes(raw);
+    !tokens.is_empty() && tokens.iter().all(|(_, shape)| *shape == Shape::Code)
+}
+
 /// The shape of every token of `raw`: `(byte range, shape)`, in order.
 fn shapes(raw: &str) -> Vec<(Range<usize>, Shape)> {
     let mut tokens: Vec<(Range<usize>, Shape)> = Vec::new();
