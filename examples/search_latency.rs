@@ -189,7 +189,8 @@ fn main() -> ExitCode {
         for (question, times) in questions.iter().zip(&mut per_query) {
             times.sort_unstable();
             println!(
-                "  {question:?}: p50 {:.1} µs, max {:.1} µs",
+                "  {question:?}: min {:.1} µs, p50 {:.1} µs, max {:.1} µs",
+                micros(times[0]),
                 micros(at(times, 50)),
                 micros(*times.last().unwrap_or(&0))
             );
