@@ -30,10 +30,24 @@
 //! Document-at-a-time: one cursor per query term walks its passage postings and its
 //! document postings together; both lists are in document order, so each document is
 //! finished (its passages scored, collapsed, damped) before the next begins, and only the
-//! best `offset + limit` hits are kept. A document's passage entries are read once: they
-//! give its passages' BM25F and, summed, its own body and headings frequencies; proximity
-//! and phrases (the occurrences) are read only for a document whose best passage, with
-//! every bonus at its most, could still make the page.
+//! best `offset + limit` hits are kept. Once that many are in, the lowest of them is the
+//! *threshold* a document must be able to reach to be read further.
+//!
+//! A term whose passage list is long (common words) also has a *document summary*
+//! ([`crate::postings::Summary`]): per document its list reaches, where the document's run
+//! of entries lies, the term's largest frequency per passage field, and which passages hold
+//! it (a bit mask). Such a term's cursor walks its summary rather than its entries, and a
+//! document is first bounded from its terms' summaries, the document's shortest passages
+//! and its title, name and description frequencies, with `Params` at query time
+//! ([`prunes`] says when the bound holds). A document that cannot reach the threshold is
+//! only counted: its hits (`total`) follow from the masks of its terms' passages and the
+//! document's section and chunk joins ([`count_masked`]), and its entries are never read.
+//! Only the documents that could make the page are read entry by entry, as a term without a
+//! summary always is. There, a document's passage entries are read once: they give its
+//! passages' BM25F and, summed, its own body and headings frequencies; proximity and phrases
+//! (the occurrences) are read only for a document whose best passage, with every bonus at
+//! its most, could still make the page. The bounds are never below a score, so the answer is
+//! the one reading every entry gives (a unit test compares the two).
 
 pub mod fuse;
 pub mod query;
@@ -592,6 +606,9 @@ impl<'a> Index<'a> {
             let mut passage_bound = 0.0;
             let mut document_bound = 0.0;
             let mut present = 0u32;
+            // The passages that hold a term, when every term found in the document's
+            // passages says which: with one, no parent section of it can match too.
+            let mut holding: Option<u64> = Some(0);
             for (i, c) in cursors.iter().enumerate() {
                 let fields = c.document.filter(|e| e.document == d).map(|e| e.tf);
                 let run = c.run.filter(|r| r.document == d && c.summaries.is_some());
@@ -612,9 +629,11 @@ impl<'a> Index<'a> {
                             params.heading_bonus * c.weight * c.passage_idf / norms[P_HEADING];
                     }
                     present |= u32::from(most[P_BODY] > 0) << i;
+                    holding = holding.zip(run.own).map(|(all, own)| all | own);
                 } else if in_passages {
                     passage_bound += c.passage_bound;
                     present |= 1 << i;
+                    holding = None;
                 }
                 if !in_passages && fields.is_none() {
                     continue;
@@ -648,8 +667,12 @@ impl<'a> Index<'a> {
                 .filter(|(mask, _)| present & mask == *mask)
                 .map(|(_, bound)| bound)
                 .sum();
-            (1.0 + params.parent_share) * (passage_bound + bonus)
-                + params.doc_weight * document_bound
+            let parent = if holding.is_some_and(|own| own.count_ones() <= 1) {
+                1.0
+            } else {
+                1.0 + params.parent_share
+            };
+            parent * (passage_bound + bonus) + params.doc_weight * document_bound
         };
         loop {
             // A document entered to be scored is done.
