@@ -409,7 +409,11 @@ impl Iterator for SummaryCursor<'_> {
             read_varint(data, &mut self.at)? as u32
         };
         let own = if header & 1 != 0 {
-            Some(read_varint(data, &mut self.at)?.checked_shl(first.min(63)).unwrap_or(0))
+            Some(
+                read_varint(data, &mut self.at)?
+                    .checked_shl(first.min(63))
+                    .unwrap_or(0),
+            )
         } else {
             None
         };

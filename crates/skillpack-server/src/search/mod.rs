@@ -60,8 +60,9 @@ use std::sync::Arc;
 use crate::analyze::Analyzer;
 use crate::catalog::{Catalog, Content, Damaged};
 use crate::model::{
-    ArchivedCatalog, ArchivedDocument, ArchivedDocumentStats, ArchivedSearchIndex, D_BODY, D_HEADINGS, DOCUMENT_FIELDS,
-    Heading, NO_HEADING, P_BODY, P_HEADING, PASSAGE_FIELDS, PassageRow, Passages,
+    ArchivedCatalog, ArchivedDocument, ArchivedDocumentStats, ArchivedSearchIndex, D_BODY,
+    D_HEADINGS, DOCUMENT_FIELDS, Heading, NO_HEADING, P_BODY, P_HEADING, PASSAGE_FIELDS,
+    PassageRow, Passages,
 };
 use crate::postings::{
     DocumentCursor, DocumentEntry, OccurrenceBlock, Occurrences, PassageCursor, PassageEntry,
@@ -371,12 +372,18 @@ impl TermCursor<'_> {
 fn prunes(query: &Query, params: &Params) -> bool {
     let finite_non_negative = |x: f32| x.is_finite() && x >= 0.0;
     !query.strict
-        && query.terms.iter().all(|t| t.weight.is_finite() && t.weight > 0.0)
+        && query
+            .terms
+            .iter()
+            .all(|t| t.weight.is_finite() && t.weight > 0.0)
         && params.k1.is_finite()
         && params.k1 > 0.0
         && params.doc_k1.is_finite()
         && params.doc_k1 > 0.0
-        && params.passage_weights.iter().all(|&w| finite_non_negative(w))
+        && params
+            .passage_weights
+            .iter()
+            .all(|&w| finite_non_negative(w))
         && params.doc_weights.iter().all(|&w| finite_non_negative(w))
         && params.passage_b.iter().all(|&b| (0.0..=1.0).contains(&b))
         && params.doc_b.iter().all(|&b| (0.0..=1.0).contains(&b))
@@ -719,7 +726,8 @@ impl<'a> Index<'a> {
                         stats.heading_joins.to_native(),
                         stats.chunk_joins.to_native(),
                     );
-                    let maskable = stats.passage_count.to_native() <= crate::postings::MASK_PASSAGES
+                    let maskable = stats.passage_count.to_native()
+                        <= crate::postings::MASK_PASSAGES
                         && joins.0 != u64::MAX;
                     let matched = if maskable {
                         let mut own = 0u64;

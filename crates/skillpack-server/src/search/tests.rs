@@ -874,17 +874,27 @@ fn summarised_fixture() -> Catalog {
             state ^= state >> 27;
             (state.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 33) as usize % n
         };
-        let mut word = |next: &mut dyn FnMut(usize) -> usize| {
+        let word = |next: &mut dyn FnMut(usize) -> usize| {
             // Small indices much more often: a few words in most passages.
-            let i = next(words.len()).min(next(words.len())).min(next(words.len()));
+            let i = next(words.len())
+                .min(next(words.len()))
+                .min(next(words.len()));
             words[i]
         };
         for d in 0..70 {
             let mut text = String::new();
             if d % 5 == 0 {
-                text.push_str(&format!("Preface {} {}.\n\n", word(&mut next), word(&mut next)));
+                text.push_str(&format!(
+                    "Preface {} {}.\n\n",
+                    word(&mut next),
+                    word(&mut next)
+                ));
             }
-            text.push_str(&format!("# {} {} {d}\n\n", word(&mut next), word(&mut next)));
+            text.push_str(&format!(
+                "# {} {} {d}\n\n",
+                word(&mut next),
+                word(&mut next)
+            ));
             let sections = if d == 7 { 80 } else { 3 + next(9) };
             for s in 0..sections {
                 let level = 2 + next(3);
@@ -960,11 +970,13 @@ fn summaries_prune_without_changing_any_answer() {
         "the",
         "",
     ];
-    let mut others = Params::default();
-    others.parent_share = 0.6;
-    others.passage_b = [0.0, 1.0, 0.9];
-    others.proximity = 2.0;
-    others.same_document_decay = 0.5;
+    let others = Params {
+        parent_share: 0.6,
+        passage_b: [0.0, 1.0, 0.9],
+        proximity: 2.0,
+        same_document_decay: 0.5,
+        ..Params::default()
+    };
     let mut unprunable = Params::default();
     unprunable.passage_b[2] = -0.1;
     let mut compared = 0;
