@@ -523,6 +523,9 @@ impl<'a> Index<'a> {
                 }
             })
             .collect();
+        // Without a summarised term there is nothing to bound a document by before reading
+        // it: the walk is the one before summaries.
+        let pruning = pruning && cursors.iter().any(|c| c.summaries.is_some());
         let passage_document = |p: u32| passages.document(p);
         // Skip to the first document of the requested kind.
         for cursor in &mut cursors {
