@@ -1,22 +1,34 @@
-//! Search latency in-process, without a transport: compiles the given folders, then runs
-//! every question of a relevance file through `search::Index` the way `catalog_search`
-//! does (one page of `--limit` hits, snippets included), `--rounds` times, and prints the
-//! p50, p90 and mean per query (`docs/design/compact-archive.md`).
+//! Search latency in-process, without a transport: compiles the given folders (or loads an
+//! archive saved earlier), then runs every question of a relevance file, or the queries
+//! given with `--query`, through `search::Index` the way `catalog_search` does (one page of
+//! `--limit` hits, snippets included), `--rounds` times, and prints the p50, p90, p99 and
+//! mean per query (`docs/design/compact-archive.md`, `docs/design/search-pruning.md`).
 //!
 //! ```sh
 //! cargo run --release --example search_latency -- --skills DIR --docs DIR \
 //!     --questions benches/relevance/tuning.tsv [--rounds 50] [--limit 5]
+//! # 100,000 documents: compile once (about 3 minutes), then load the archive in seconds
+//! cargo run --release --example search_latency -- --skills DIR --docs DIR --save ARCHIVE_DIR
+//! cargo run --release --example search_latency -- --load ARCHIVE_DIR \
+//!     --query "archive handler" --query install [--rounds 20] [--dump ANSWERS]
 //! ```
+//!
+//! `--dump FILE` writes every answer of the first round (total, and each hit's passage,
+//! score bits and snippet) as one line per query, at offsets 0, 7 and 45, each kind, so
+//! that two engines can be compared answer for answer over a catalog too large to build
+//! into a binary.
 //!
 //! Run through a stdio client, a search also pays for the round trip and the scheduling
 //! of two processes, which on 2 cores varies more than the search itself; this measures
 //! only the engine, so two commits can be compared: copy this file into a worktree of the
 //! other commit and run both, alternating.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use skillpack_server::catalog::{Catalog, Dictionary};
 use skillpack_server::search::{Index, Kind, Request};
 
 mod common;
@@ -24,18 +36,26 @@ mod common;
 struct Options {
     skills: Option<PathBuf>,
     docs: Option<PathBuf>,
-    questions: PathBuf,
+    questions: Option<PathBuf>,
+    queries: Vec<String>,
     rounds: usize,
     limit: usize,
+    save: Option<PathBuf>,
+    load: Option<PathBuf>,
+    dump: Option<PathBuf>,
 }
 
 fn parse() -> Result<Options, String> {
     let mut options = Options {
         skills: None,
         docs: None,
-        questions: PathBuf::new(),
+        questions: None,
+        queries: Vec::new(),
         rounds: 50,
         limit: 5,
+        save: None,
+        load: None,
+        dump: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -43,16 +63,34 @@ fn parse() -> Result<Options, String> {
         match arg.as_str() {
             "--skills" => options.skills = Some(value()?.into()),
             "--docs" => options.docs = Some(value()?.into()),
-            "--questions" => options.questions = value()?.into(),
+            "--questions" => options.questions = Some(value()?.into()),
+            "--query" => options.queries.push(value()?),
             "--rounds" => options.rounds = value()?.parse().map_err(|e| format!("{e}"))?,
             "--limit" => options.limit = value()?.parse().map_err(|e| format!("{e}"))?,
+            "--save" => options.save = Some(value()?.into()),
+            "--load" => options.load = Some(value()?.into()),
+            "--dump" => options.dump = Some(value()?.into()),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
-    if options.questions.as_os_str().is_empty() {
-        return Err("--questions FILE is required".into());
+    if options.questions.is_none() && options.queries.is_empty() && options.save.is_none() {
+        return Err("--questions FILE, --query Q or --save DIR is required".into());
     }
     Ok(options)
+}
+
+/// The archive and content blob `--save` wrote, read back: the bytes this same build
+/// wrote, so they are read in place as the baked ones are.
+fn load(dir: &std::path::Path) -> Result<Catalog, String> {
+    let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
+    let archive = read("catalog.bin")?;
+    let mut aligned = rkyv::util::AlignedVec::<16>::with_capacity(archive.len());
+    aligned.extend_from_slice(&archive);
+    let archive: &'static [u8] = Box::leak(Box::new(aligned)).as_slice();
+    let content: &'static [u8] = read("content.bin")?.leak();
+    let dictionary: &'static Dictionary = Box::leak(Box::default());
+    // SAFETY: `--save` of this example, built from the same `skillpack-build`, wrote both.
+    Ok(unsafe { Catalog::from_baked(archive, content, dictionary, "saved") })
 }
 
 fn main() -> ExitCode {
@@ -60,34 +98,73 @@ fn main() -> ExitCode {
         Ok(options) => options,
         Err(error) => {
             eprintln!(
-                "search_latency: {error}; usage: [--skills DIR] [--docs DIR] --questions FILE \
-                 [--rounds N] [--limit N]"
+                "search_latency: {error}; usage: [--skills DIR] [--docs DIR] [--save DIR | \
+                 --load DIR] (--questions FILE | --query Q ...) [--rounds N] [--limit N] \
+                 [--dump FILE]"
             );
             return ExitCode::from(2);
         }
     };
-    let text = match std::fs::read_to_string(&options.questions) {
-        Ok(text) => text,
-        Err(error) => {
-            eprintln!("search_latency: {}: {error}", options.questions.display());
-            return ExitCode::FAILURE;
+    let mut questions: Vec<String> = options.queries.clone();
+    if let Some(path) = &options.questions {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) => {
+                eprintln!("search_latency: {}: {error}", path.display());
+                return ExitCode::FAILURE;
+            }
+        };
+        // The first column of each line that is not a comment: the question.
+        questions.extend(
+            text.lines()
+                .filter(|line| !line.is_empty() && !line.starts_with('#'))
+                .filter_map(|line| line.split('\t').next())
+                .map(str::to_owned),
+        );
+    }
+    let catalog = if let Some(dir) = &options.load {
+        match load(dir) {
+            Ok(catalog) => catalog,
+            Err(error) => {
+                eprintln!("search_latency: {}: {error}", dir.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        let config_skills = options.skills.clone();
+        let config_docs = options.docs.clone();
+        if let Some(dir) = &options.save {
+            let Some(output) = common::compile_output("search_latency", config_skills, config_docs)
+            else {
+                return ExitCode::FAILURE;
+            };
+            let written = std::fs::create_dir_all(dir)
+                .and_then(|()| std::fs::write(dir.join("catalog.bin"), output.catalog_bytes()))
+                .and_then(|()| std::fs::write(dir.join("content.bin"), &output.content));
+            if let Err(error) = written {
+                eprintln!("search_latency: {}: {error}", dir.display());
+                return ExitCode::FAILURE;
+            }
+            eprintln!("search_latency: saved in {}", dir.display());
+            return ExitCode::SUCCESS;
+        }
+        match common::compile_catalog("search_latency", config_skills, config_docs) {
+            Some(catalog) => catalog,
+            None => return ExitCode::FAILURE,
         }
     };
-    // The first column of each line that is not a comment: the question.
-    let questions: Vec<&str> = text
-        .lines()
-        .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .filter_map(|line| line.split('\t').next())
-        .collect();
-    let Some(catalog) = common::compile_catalog("search_latency", options.skills, options.docs)
-    else {
-        return ExitCode::FAILURE;
-    };
     let index = Index::from(&catalog);
+    if let Some(path) = &options.dump
+        && let Err(error) = dump(&index, &questions, path)
+    {
+        eprintln!("search_latency: {}: {error}", path.display());
+        return ExitCode::FAILURE;
+    }
     let mut nanos: Vec<u128> = Vec::with_capacity(options.rounds * questions.len());
+    let mut per_query: Vec<Vec<u128>> = vec![Vec::new(); questions.len()];
     let mut hits = 0usize;
     for _ in 0..options.rounds {
-        for question in &questions {
+        for (question, times) in questions.iter().zip(&mut per_query) {
             let started = Instant::now();
             let results = index.search(&Request {
                 query: question,
@@ -96,27 +173,78 @@ fn main() -> ExitCode {
                 limit: options.limit,
                 also: &[],
             });
-            nanos.push(started.elapsed().as_nanos());
+            let elapsed = started.elapsed().as_nanos();
+            nanos.push(elapsed);
+            times.push(elapsed);
             hits += results.hits.len();
         }
     }
     if nanos.is_empty() {
-        eprintln!(
-            "search_latency: no questions in {}",
-            options.questions.display()
-        );
+        eprintln!("search_latency: no questions");
         return ExitCode::FAILURE;
     }
-    nanos.sort_unstable();
     let micros = |n: u128| n as f64 / 1000.0;
+    let at = |sorted: &[u128], q: usize| sorted[(sorted.len() * q / 100).min(sorted.len() - 1)];
+    if !options.queries.is_empty() {
+        for (question, times) in questions.iter().zip(&mut per_query) {
+            times.sort_unstable();
+            println!(
+                "  {question:?}: min {:.1} µs, p50 {:.1} µs, max {:.1} µs",
+                micros(times[0]),
+                micros(at(times, 50)),
+                micros(*times.last().unwrap_or(&0))
+            );
+        }
+    }
+    nanos.sort_unstable();
     println!(
-        "{} searches ({} questions x {} rounds, {hits} hits): p50 {:.1} µs, p90 {:.1} µs, mean {:.1} µs",
+        "{} searches ({} questions x {} rounds, {hits} hits): p50 {:.1} µs, p90 {:.1} µs, p99 {:.1} µs, mean {:.1} µs",
         nanos.len(),
         questions.len(),
         options.rounds,
-        micros(nanos[nanos.len() / 2]),
-        micros(nanos[nanos.len() * 9 / 10]),
+        micros(at(&nanos, 50)),
+        micros(at(&nanos, 90)),
+        micros(at(&nanos, 99)),
         micros(nanos.iter().sum::<u128>() / nanos.len() as u128),
     );
     ExitCode::SUCCESS
+}
+
+/// Every answer to every question at a few offsets and each kind, one line each.
+fn dump(index: &Index<'_>, questions: &[String], path: &std::path::Path) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    for question in questions {
+        for kind in [Kind::All, Kind::Skills, Kind::Docs] {
+            for (offset, limit) in [(0, 10), (7, 5), (45, 20)] {
+                let results = index.search(&Request {
+                    query: question,
+                    kind,
+                    offset,
+                    limit,
+                    also: &[],
+                });
+                write!(
+                    out,
+                    "{question:?} {} {offset} {limit}: total {} more {} lead {}",
+                    kind.as_str(),
+                    results.total,
+                    results.has_more,
+                    results.clear_lead
+                )?;
+                for hit in &results.hits {
+                    write!(
+                        out,
+                        " | {} {} {:?} {:08x} {:?}",
+                        hit.passage,
+                        hit.chunk,
+                        hit.heading,
+                        hit.score.to_bits(),
+                        hit.snippet
+                    )?;
+                }
+                writeln!(out)?;
+            }
+        }
+    }
+    out.flush()
 }

@@ -13,6 +13,19 @@ pub fn compile_catalog(
     skills: Option<PathBuf>,
     docs: Option<PathBuf>,
 ) -> Option<Catalog> {
+    let output = compile_output(tool, skills, docs)?;
+    Catalog::from_compiled(output)
+        .map_err(|error| eprintln!("{tool}: {error}"))
+        .ok()
+}
+
+/// Compile `skills` and `docs` (a side not given is an empty folder): what `build.rs`
+/// would bake; `None` once what went wrong is printed, prefixed with `tool`.
+pub fn compile_output(
+    tool: &str,
+    skills: Option<PathBuf>,
+    docs: Option<PathBuf>,
+) -> Option<compile::Output> {
     let empty = std::env::temp_dir().join(format!("skillpack-{tool}-empty-{}", std::process::id()));
     if let Err(error) = std::fs::create_dir_all(&empty) {
         eprintln!("{tool}: {}: {error}", empty.display());
@@ -22,14 +35,11 @@ pub fn compile_catalog(
         skills.unwrap_or_else(|| empty.clone()),
         docs.unwrap_or(empty),
     );
-    let output = match compile::compile(&config) {
-        Ok(output) => output,
+    match compile::compile(&config) {
+        Ok(output) => Some(output),
         Err(report) => {
             let _ = skillpack_build::print_report(&report, &mut std::io::stderr());
-            return None;
+            None
         }
-    };
-    Catalog::from_compiled(output)
-        .map_err(|error| eprintln!("{tool}: {error}"))
-        .ok()
+    }
 }

@@ -955,6 +955,20 @@ pub struct DocumentStats {
     pub first_passage: u32,
     pub passage_count: u32,
     pub lengths: [u32; DOCUMENT_FIELDS],
+    /// Bit `i` (from 1, for the first [`crate::postings::MASK_PASSAGES`] passages): passage
+    /// `first_passage + i` has the heading of the passage before it. With
+    /// [`DocumentStats::chunk_joins`], it lets a search count a document's hits from the
+    /// passage masks of its terms' summaries ([`crate::postings::Summary::own`]): two
+    /// matching passages are one hit when they share a section or a chunk, which, each
+    /// being one run of passages, holds when every passage between them has the same
+    /// heading, or the same chunk, as the one before it.
+    pub heading_joins: u64,
+    /// Bit `i`: passage `first_passage + i` is in the chunk of the passage before it.
+    pub chunk_joins: u64,
+    /// The shortest of the document's passages, per passage field (in tokens; headings
+    /// among the passages that have one): with a summary's largest frequencies, what
+    /// bounds a term's BM25F in any one of them.
+    pub shortest: [u32; PASSAGE_FIELDS],
 }
 
 impl ArchivedSearchIndex {

@@ -17,13 +17,27 @@
 //!   description hold the term have one: the body and headings fields are sums over the
 //!   document's passages (each passage's body, and the heading of each passage that opens
 //!   its section), which the search adds up from the passage entries it reads anyway.
+//! - **Document summary** (only for a term with at least [`SUMMARY_MIN_ENTRIES`] passage
+//!   entries): one entry per document its passage list reaches, in document order, so that
+//!   a search can bound what the term adds to a document and count the document's hits
+//!   without reading its passage entries ([`write_summary`], [`SummaryCursor`]):
+//!   `bytes << 3 | Δdocument is 1 << 2 | first is 0 << 1 | has mask` (`bytes`: the byte
+//!   length of the document's run of passage entries), `Δdocument` unless 1, `first` (the
+//!   run's first passage less the document's first passage) unless 0, the mask if present
+//!   (bit `i`: passage `first_passage + first + i` holds the term in its heading or text;
+//!   written for documents of at most 64 passages whose sections and chunks are each one
+//!   run, see `DocumentStats::heading_joins`), then the term's largest frequency in any one
+//!   passage per field, as one byte `heading | context << 2 | body << 4` when each fits
+//!   (below 3, 3 and 15), else `0xff` and three varints.
 //! - **Dictionary**: terms sorted by bytes, in blocks of [`TERM_BLOCK`] ([`DictionaryWriter`],
 //!   [`find`]). A term is its shared prefix and suffix lengths (a nibble each when both are
 //!   below 15, else `0xff` and two varints; the first of a block shares nothing), the
-//!   suffix, its passage frequency, `document frequency << 1 | has a document list`, the
-//!   document list's byte length if it has one, and the passage list's byte length. Its lists lie in the postings, passage list then document list, in
-//!   dictionary order, so a block knows where its first term's lists start and each term's
-//!   follow from the lengths before it.
+//!   suffix, `passage frequency << 1 | has a summary`, `document frequency << 1 | has a
+//!   document list`, the document list's byte length if it has one, the summary's byte
+//!   length if it has one, and the passage list's byte length. Its lists lie in the
+//!   postings, passage list, document list then summary, in dictionary order, so a block
+//!   knows where its first term's lists start and each term's follow from the lengths
+//!   before it.
 //! - **Token table** of a passage: the start of each token, as runs of tokens that start
 //!   where a scan of the passage's text expects and the deltas of those that do not.
 //!
@@ -203,6 +217,21 @@ impl<'a> PassageCursor<'a> {
     }
 }
 
+impl<'a> PassageCursor<'a> {
+    /// A cursor on the list `data` at byte `at`, where an entry for `passage` starts (a
+    /// [`Summary`] says where a document's run starts and its first passage): its delta
+    /// from the entry before, which was not read, is peeked and discounted.
+    pub fn resume(data: &'a [u8], at: usize, passage: u32) -> Self {
+        let mut peek = at;
+        let delta = read_varint(data, &mut peek).map_or(0, |header| (header >> 1) as u32);
+        PassageCursor {
+            data,
+            at,
+            last: passage.wrapping_sub(delta),
+        }
+    }
+}
+
 impl<'a> Iterator for PassageCursor<'a> {
     type Item = PassageEntry<'a>;
 
@@ -280,6 +309,133 @@ impl Iterator for DocumentCursor<'_> {
         Some(DocumentEntry {
             document: self.last,
             tf,
+        })
+    }
+}
+
+// ---- document summaries ---------------------------------------------------------------
+
+/// A term has a document summary when its passage list has at least this many entries:
+/// shorter lists cost little to read whole, and a summary entry costs about a quarter of a
+/// document's run of entries.
+pub const SUMMARY_MIN_ENTRIES: u32 = 256;
+
+/// Documents of at most this many passages can have their passages as a bit mask.
+pub const MASK_PASSAGES: u32 = 64;
+
+/// What a term's passage list holds for one document, without its entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Summary {
+    pub document: u32,
+    /// Byte length of the document's run of entries in the passage list.
+    pub bytes: u32,
+    /// The run's first passage, less the document's first passage.
+    pub first: u32,
+    /// Bit `i`: passage `first_passage + i` holds the term in its heading or text (see
+    /// [`PassageEntry`]); `None` when not written (more than [`MASK_PASSAGES`] passages, or
+    /// sections or chunks not in one run each).
+    pub own: Option<u64>,
+    /// The term's largest frequency in any one passage of the run, per passage field.
+    pub most: [u32; PASSAGE_FIELDS],
+}
+
+/// Append a summary entry, `delta` from the previous entry's document.
+pub fn write_summary(out: &mut Vec<u8>, delta: u32, summary: &Summary) {
+    // Common terms have an entry for nearly every document, mostly from its first passage
+    // on: a flag each says so, in the varint that holds the byte length.
+    let next = delta == 1;
+    let at_first = summary.first == 0;
+    write_varint(
+        out,
+        u64::from(summary.bytes) << 3
+            | u64::from(next) << 2
+            | u64::from(at_first) << 1
+            | u64::from(summary.own.is_some()),
+    );
+    if !next {
+        write_varint(out, u64::from(delta));
+    }
+    if !at_first {
+        write_varint(out, u64::from(summary.first));
+    }
+    if let Some(own) = summary.own {
+        // From the run's first passage on: the mask's low bits before it are all clear.
+        write_varint(out, own >> summary.first.min(63));
+    }
+    let [heading, context, body] = summary.most;
+    if heading < 3 && context < 3 && body < 15 {
+        out.push((heading | context << 2 | body << 4) as u8);
+    } else {
+        out.push(0xff);
+        for n in summary.most {
+            write_varint(out, u64::from(n));
+        }
+    }
+}
+
+/// Walks a term's document summary.
+#[derive(Debug, Clone)]
+pub struct SummaryCursor<'a> {
+    data: &'a [u8],
+    at: usize,
+    last: u32,
+}
+
+impl<'a> SummaryCursor<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        SummaryCursor {
+            data,
+            at: 0,
+            last: 0,
+        }
+    }
+}
+
+impl Iterator for SummaryCursor<'_> {
+    type Item = Summary;
+
+    #[inline]
+    fn next(&mut self) -> Option<Summary> {
+        let data = self.data;
+        let header = read_varint(data, &mut self.at)?;
+        let delta = if header & 4 != 0 {
+            1
+        } else {
+            read_varint(data, &mut self.at)? as u32
+        };
+        let first = if header & 2 != 0 {
+            0
+        } else {
+            read_varint(data, &mut self.at)? as u32
+        };
+        let own = if header & 1 != 0 {
+            Some(
+                read_varint(data, &mut self.at)?
+                    .checked_shl(first.min(63))
+                    .unwrap_or(0),
+            )
+        } else {
+            None
+        };
+        let byte = *data.get(self.at)?;
+        self.at += 1;
+        let most = if byte == 0xff {
+            [
+                read_varint(data, &mut self.at)? as u32,
+                read_varint(data, &mut self.at)? as u32,
+                read_varint(data, &mut self.at)? as u32,
+            ]
+        } else {
+            let byte = u32::from(byte);
+            [byte & 3, byte >> 2 & 3, byte >> 4]
+        };
+        self.last = self.last.wrapping_add(delta);
+        Some(Summary {
+            document: self.last,
+            bytes: (header >> 3) as u32,
+            first,
+            own,
+            most,
         })
     }
 }
@@ -477,6 +633,8 @@ pub struct TermEntry {
     /// Byte ranges of the postings.
     pub passage_postings: Range<usize>,
     pub document_postings: Range<usize>,
+    /// The document summary (empty when the term has none).
+    pub summaries: Range<usize>,
 }
 
 /// Writes the dictionary, one term at a time in sorted order, with each term's lists.
@@ -499,6 +657,7 @@ impl DictionaryWriter {
         document_df: u32,
         passage_list: &[u8],
         document_list: &[u8],
+        summary: &[u8],
     ) {
         let term = term.as_bytes();
         let shared = if (self.count as usize).is_multiple_of(TERM_BLOCK) {
@@ -521,7 +680,10 @@ impl DictionaryWriter {
             write_varint(&mut self.dictionary, suffix as u64);
         }
         self.dictionary.extend_from_slice(&term[shared..]);
-        write_varint(&mut self.dictionary, u64::from(passage_df));
+        write_varint(
+            &mut self.dictionary,
+            u64::from(passage_df) << 1 | u64::from(!summary.is_empty()),
+        );
         // Most terms have no document entries (their title, name or description lacks
         // them): a 0 then stands for the list's length too.
         if document_list.is_empty() {
@@ -530,9 +692,13 @@ impl DictionaryWriter {
             write_varint(&mut self.dictionary, u64::from(document_df) << 1 | 1);
             write_varint(&mut self.dictionary, document_list.len() as u64);
         }
+        if !summary.is_empty() {
+            write_varint(&mut self.dictionary, summary.len() as u64);
+        }
         write_varint(&mut self.dictionary, passage_list.len() as u64);
         self.postings.extend_from_slice(passage_list);
         self.postings.extend_from_slice(document_list);
+        self.postings.extend_from_slice(summary);
         self.previous.clear();
         self.previous.extend_from_slice(term);
         self.count += 1;
@@ -572,10 +738,16 @@ impl<'a> BlockReader<'a> {
         self.at += suffix;
         self.term.truncate(shared.min(self.term.len()));
         self.term.extend_from_slice(bytes);
-        let passage_df = read_varint(self.data, &mut self.at)? as u32;
+        let passage = read_varint(self.data, &mut self.at)?;
+        let passage_df = (passage >> 1) as u32;
         let document = read_varint(self.data, &mut self.at)?;
         let document_df = (document >> 1) as u32;
         let document_len = if document & 1 == 1 {
+            read_varint(self.data, &mut self.at)? as usize
+        } else {
+            0
+        };
+        let summary_len = if passage & 1 == 1 {
             read_varint(self.data, &mut self.at)? as usize
         } else {
             0
@@ -584,12 +756,14 @@ impl<'a> BlockReader<'a> {
         let passage_postings = self.postings..self.postings.checked_add(passage_len)?;
         let document_postings =
             passage_postings.end..passage_postings.end.checked_add(document_len)?;
-        self.postings = document_postings.end;
+        let summaries = document_postings.end..document_postings.end.checked_add(summary_len)?;
+        self.postings = summaries.end;
         Some(TermEntry {
             passage_df,
             document_df,
             passage_postings,
             document_postings,
+            summaries,
         })
     }
 
@@ -707,6 +881,59 @@ mod tests {
             Occurrences::new(entries[2].occurrences).collect::<Vec<_>>(),
             elsewhere
         );
+    }
+
+    #[test]
+    fn summaries_round_trip_and_a_cursor_resumes_mid_list() {
+        let summaries = [
+            Summary {
+                document: 3,
+                bytes: 17,
+                first: 0,
+                own: Some(0b1011),
+                most: [1, 0, 4],
+            },
+            Summary {
+                document: 3000,
+                bytes: 1 << 20,
+                first: 70,
+                own: None,
+                most: [3, 1, 200],
+            },
+            Summary {
+                document: 3001,
+                bytes: 1,
+                first: 2,
+                own: Some(u64::MAX << 2),
+                most: [2, 2, 14],
+            },
+        ];
+        let mut out = Vec::new();
+        let mut last = 0;
+        for s in &summaries {
+            write_summary(&mut out, s.document - last, s);
+            last = s.document;
+        }
+        assert_eq!(SummaryCursor::new(&out).collect::<Vec<_>>(), summaries);
+        for cut in 0..out.len() {
+            assert!(SummaryCursor::new(&out[..cut]).count() < 3);
+        }
+        // A passage list read from its middle gives the entries a walk from the start does.
+        let mut list = Vec::new();
+        let mut starts = Vec::new();
+        let mut previous = 0;
+        for p in [4u32, 9, 10, 300, 301, 5000] {
+            starts.push(list.len());
+            write_passage_entry(&mut list, p - previous, &[0, 1, 0], &[], &[]);
+            previous = p;
+        }
+        let all: Vec<u32> = PassageCursor::new(&list).map(|e| e.passage).collect();
+        for (i, &at) in starts.iter().enumerate() {
+            let resumed: Vec<u32> = PassageCursor::resume(&list, at, all[i])
+                .map(|e| e.passage)
+                .collect();
+            assert_eq!(resumed, all[i..]);
+        }
     }
 
     #[test]
@@ -836,7 +1063,12 @@ mod tests {
         let mut writer = DictionaryWriter::default();
         for (i, t) in terms.iter().enumerate() {
             let lists = vec![i as u8; i % 5 + 1];
-            writer.push(t, i as u32, i as u32 / 2, &lists, &lists[1..]);
+            let summary = if i % 3 == 0 {
+                &lists[..lists.len().min(2)]
+            } else {
+                &[][..]
+            };
+            writer.push(t, i as u32, i as u32 / 2, &lists, &lists[1..], summary);
         }
         let mut at = 0usize;
         for (i, t) in terms.iter().enumerate() {
@@ -851,7 +1083,12 @@ mod tests {
             assert_eq!(entry.document_df, i as u32 / 2);
             assert_eq!(entry.passage_postings, at..at + i % 5 + 1);
             assert_eq!(entry.document_postings.len(), i % 5);
-            at = entry.document_postings.end;
+            assert_eq!(entry.document_postings.end, entry.summaries.start);
+            assert_eq!(
+                entry.summaries.len(),
+                if i % 3 == 0 { (i % 5 + 1).min(2) } else { 0 }
+            );
+            at = entry.summaries.end;
         }
         for missing in ["", "b", "term", "term1000", "zz", "aa"] {
             assert_eq!(

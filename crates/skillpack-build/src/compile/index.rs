@@ -33,6 +33,87 @@ struct TermBuild {
     last_document: u32,
     passage_postings: Vec<u8>,
     document_postings: Vec<u8>,
+    /// Passage entries written.
+    entries: u32,
+    /// The document summary ([`postings::write_summary`]): entries of the documents whose
+    /// run of passage entries is complete, then the run being written.
+    summaries: Vec<u8>,
+    run: Option<Run>,
+    last_summary: u32,
+}
+
+/// A term's run of passage entries in one document, summarised as it is written.
+struct Run {
+    document: u32,
+    /// Where the run starts in the passage list.
+    start: usize,
+    summary: postings::Summary,
+}
+
+impl TermBuild {
+    /// Write the summary of the run being written, whose document's passages are all known
+    /// (`stats`), with `end` the length of the passage list after it.
+    fn end_run(&mut self, stats: &[DocumentStats], end: usize) {
+        let Some(run) = self.run.take() else { return };
+        let mut summary = run.summary;
+        summary.bytes = (end - run.start) as u32;
+        let stats = &stats[run.document as usize];
+        if !maskable(stats) {
+            summary.own = None;
+        }
+        postings::write_summary(
+            &mut self.summaries,
+            run.document - self.last_summary,
+            &summary,
+        );
+        self.last_summary = run.document;
+    }
+}
+
+/// Whether a document's passages can be counted from masks: at most
+/// [`postings::MASK_PASSAGES`] of them, with joins recorded ([`joins`]).
+fn maskable(stats: &DocumentStats) -> bool {
+    stats.passage_count <= postings::MASK_PASSAGES && stats.heading_joins != u64::MAX
+}
+
+/// A document's `(heading_joins, chunk_joins)` ([`DocumentStats::heading_joins`]), or
+/// `(u64::MAX, u64::MAX)` when it has too many passages, or a heading or chunk in more
+/// than one run (then passages sharing it need not have every passage between them share
+/// it too, and a search counts its hits from the passage entries).
+fn joins(passages: &[Passage]) -> (u64, u64) {
+    if passages.len() > postings::MASK_PASSAGES as usize {
+        return (u64::MAX, u64::MAX);
+    }
+    let (mut headings, mut chunks) = (0u64, 0u64);
+    let mut heading_runs = Vec::new();
+    let mut chunk_runs = Vec::new();
+    for (i, pair) in passages.windows(2).enumerate() {
+        let i = i + 1;
+        if pair[0].heading == pair[1].heading {
+            headings |= 1 << i;
+        } else {
+            heading_runs.push(pair[0].heading);
+        }
+        if pair[0].chunk == pair[1].chunk {
+            chunks |= 1 << i;
+        } else {
+            chunk_runs.push(pair[0].chunk);
+        }
+    }
+    if let Some(last) = passages.last() {
+        heading_runs.push(last.heading);
+        chunk_runs.push(last.chunk);
+    }
+    let runs = |mut runs: Vec<u32>| {
+        let n = runs.len();
+        runs.sort_unstable();
+        runs.dedup();
+        runs.len() == n
+    };
+    if !runs(heading_runs) || !runs(chunk_runs) {
+        return (u64::MAX, u64::MAX);
+    }
+    (headings, chunks)
 }
 
 #[derive(Default)]
@@ -121,6 +202,33 @@ pub fn build(
                     let delta = p - build.last_passage;
                     build.last_passage = p;
                     build.passage_df += 1;
+                    build.entries += 1;
+                    if build.run.as_ref().is_none_or(|run| run.document != d) {
+                        let end = build.passage_postings.len();
+                        build.end_run(&stats, end);
+                        build.run = Some(Run {
+                            document: d,
+                            start: end,
+                            summary: postings::Summary {
+                                document: d,
+                                first: p - first_passage,
+                                own: Some(0),
+                                ..postings::Summary::default()
+                            },
+                        });
+                    }
+                    if let Some(run) = build.run.as_mut() {
+                        let summary = &mut run.summary;
+                        let i = p - first_passage;
+                        if (entry.tf[P_HEADING] > 0 || entry.tf[P_BODY] > 0)
+                            && i < postings::MASK_PASSAGES
+                        {
+                            summary.own = summary.own.map(|own| own | 1 << i);
+                        }
+                        for (most, &tf) in summary.most.iter_mut().zip(&entry.tf) {
+                            *most = (*most).max(tf);
+                        }
+                    }
                     postings::write_passage_entry(
                         &mut build.passage_postings,
                         delta,
@@ -159,10 +267,24 @@ pub fn build(
             for (total, len) in document_total.iter_mut().zip(document.lengths) {
                 *total += u64::from(len);
             }
+            let own = &passages[first_passage as usize..];
+            let (heading_joins, chunk_joins) = joins(own);
+            // A passage's heading holds words only when it has a heading: the text before
+            // a document's first heading has none, and no heading length to count.
+            let shortest = std::array::from_fn(|f| {
+                own.iter()
+                    .filter(|p| f != P_HEADING || p.heading != NO_HEADING)
+                    .map(|p| p.lengths[f])
+                    .min()
+                    .unwrap_or(0)
+            });
             stats.push(DocumentStats {
                 first_passage,
                 passage_count: passages.len() as u32 - first_passage,
                 lengths: document.lengths,
+                heading_joins,
+                chunk_joins,
+                shortest,
             });
         }
     }
@@ -170,13 +292,21 @@ pub fn build(
     let mut sorted: Vec<(String, TermBuild)> = terms.into_iter().collect();
     sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let mut dictionary = postings::DictionaryWriter::default();
-    for (text, build) in sorted {
+    for (text, mut build) in sorted {
+        let end = build.passage_postings.len();
+        build.end_run(&stats, end);
+        let summary: &[u8] = if build.entries >= postings::SUMMARY_MIN_ENTRIES {
+            &build.summaries
+        } else {
+            &[]
+        };
         dictionary.push(
             &text,
             build.passage_df,
             build.document_df,
             &build.passage_postings,
             &build.document_postings,
+            summary,
         );
     }
     let average = |total: u64, count: usize| {

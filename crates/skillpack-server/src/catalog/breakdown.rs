@@ -171,7 +171,8 @@ pub fn of(catalog: &Catalog) -> Breakdown {
             .map(|e| e.occurrences.bytes.len())
             .sum();
         b.search_positions += occurrences;
-        b.search_postings += list.len() - occurrences;
+        // Document summaries (long lists only) count with the postings they summarise.
+        b.search_postings += list.len() - occurrences + search.bytes(&term.summaries).len();
         let documents = search.bytes(&term.document_postings);
         debug_assert!(DocumentCursor::new(documents).count() <= term.document_df as usize);
         b.search_document_postings += documents.len();

@@ -30,10 +30,24 @@
 //! Document-at-a-time: one cursor per query term walks its passage postings and its
 //! document postings together; both lists are in document order, so each document is
 //! finished (its passages scored, collapsed, damped) before the next begins, and only the
-//! best `offset + limit` hits are kept. A document's passage entries are read once: they
-//! give its passages' BM25F and, summed, its own body and headings frequencies; proximity
-//! and phrases (the occurrences) are read only for a document whose best passage, with
-//! every bonus at its most, could still make the page.
+//! best `offset + limit` hits are kept. Once that many are in, the lowest of them is the
+//! *threshold* a document must be able to reach to be read further.
+//!
+//! A term whose passage list is long (common words) also has a *document summary*
+//! ([`crate::postings::Summary`]): per document its list reaches, where the document's run
+//! of entries lies, the term's largest frequency per passage field, and which passages hold
+//! it (a bit mask). Such a term's cursor walks its summary rather than its entries, and a
+//! document is first bounded from its terms' summaries, the document's shortest passages
+//! and its title, name and description frequencies, with `Params` at query time
+//! ([`prunes`] says when the bound holds). A document that cannot reach the threshold is
+//! only counted: its hits (`total`) follow from the masks of its terms' passages and the
+//! document's section and chunk joins ([`count_masked`]), and its entries are never read.
+//! Only the documents that could make the page are read entry by entry, as a term without a
+//! summary always is. There, a document's passage entries are read once: they give its
+//! passages' BM25F and, summed, its own body and headings frequencies; proximity and phrases
+//! (the occurrences) are read only for a document whose best passage, with every bonus at
+//! its most, could still make the page. The bounds are never below a score, so the answer is
+//! the one reading every entry gives (a unit test compares the two).
 
 pub mod fuse;
 pub mod query;
@@ -46,11 +60,13 @@ use std::sync::Arc;
 use crate::analyze::Analyzer;
 use crate::catalog::{Catalog, Content, Damaged};
 use crate::model::{
-    ArchivedCatalog, ArchivedDocument, ArchivedSearchIndex, D_BODY, D_HEADINGS, DOCUMENT_FIELDS,
-    Heading, NO_HEADING, P_BODY, P_HEADING, PASSAGE_FIELDS, PassageRow, Passages,
+    ArchivedCatalog, ArchivedDocument, ArchivedDocumentStats, ArchivedSearchIndex, D_BODY,
+    D_HEADINGS, DOCUMENT_FIELDS, Heading, NO_HEADING, P_BODY, P_HEADING, PASSAGE_FIELDS,
+    PassageRow, Passages,
 };
 use crate::postings::{
     DocumentCursor, DocumentEntry, OccurrenceBlock, Occurrences, PassageCursor, PassageEntry,
+    Summary, SummaryCursor,
 };
 use crate::tables::DocumentTables;
 pub use query::{MAX_QUERY_BYTES, Query};
@@ -309,6 +325,121 @@ struct TermCursor<'a> {
     frequencies: [u32; DOCUMENT_FIELDS],
     /// The most this term can add to a passage's BM25F and heading bonus.
     passage_bound: f32,
+    /// The term's document summary, when it has one and the ranking prunes by summaries
+    /// ([`prunes`]): then `passage` is read only within a document being scored
+    /// (`entered`), and `run` says what the next document the term reaches holds.
+    summaries: Option<SummaryCursor<'a>>,
+    run: Option<Summary>,
+    /// Where `run`'s entries start in `list`, the term's passage list.
+    run_at: usize,
+    list: &'a [u8],
+    entered: bool,
+}
+
+impl TermCursor<'_> {
+    /// The next document the term's passages reach: its summary's, or its next entry's.
+    #[inline]
+    fn next_document(&self, passages: &Passages<'_>) -> Option<u32> {
+        if self.summaries.is_some() {
+            self.run.map(|r| r.document)
+        } else {
+            self.passage.map(|e| passages.document(e.passage))
+        }
+    }
+
+    /// Past the summarised run of the current document, unread.
+    #[inline]
+    fn skip_run(&mut self) {
+        if let (Some(summaries), Some(run)) = (self.summaries.as_mut(), self.run) {
+            self.run_at += run.bytes as usize;
+            self.run = summaries.next();
+        }
+    }
+
+    /// Read the summarised run of document `d` (which starts at `first_passage`) from
+    /// its entries, as a term without a summary is read.
+    #[inline]
+    fn enter(&mut self, d: u32, first_passage: u32) {
+        if let Some(run) = self.run.filter(|r| r.document == d) {
+            self.passages = PassageCursor::resume(
+                self.list,
+                self.run_at,
+                first_passage.wrapping_add(run.first),
+            );
+            self.passage = self.passages.next();
+            self.entered = true;
+        }
+    }
+
+    /// Done with the document it entered: back to reading summaries.
+    #[inline]
+    fn leave(&mut self) {
+        if self.entered {
+            self.entered = false;
+            self.passage = None;
+            self.skip_run();
+        }
+    }
+}
+
+/// Whether the ranking can skip a document by its terms' summaries under these parameters:
+/// the bound ([`Index::rank`]) assumes that every score part grows with each frequency and
+/// shrinks with each length, and that a document found only by its title counts one hit,
+/// which hold for weights, saturations and length factors in their usual ranges. A quoted
+/// phrase that must match filters passages by their positions, which a summary does not
+/// hold. Otherwise every document is read, as before summaries.
+fn prunes(query: &Query, params: &Params) -> bool {
+    let finite_non_negative = |x: f32| x.is_finite() && x >= 0.0;
+    !query.strict
+        && query
+            .terms
+            .iter()
+            .all(|t| t.weight.is_finite() && t.weight > 0.0)
+        && params.k1.is_finite()
+        && params.k1 > 0.0
+        && params.doc_k1.is_finite()
+        && params.doc_k1 > 0.0
+        && params
+            .passage_weights
+            .iter()
+            .all(|&w| finite_non_negative(w))
+        && params.doc_weights.iter().all(|&w| finite_non_negative(w))
+        && params.passage_b.iter().all(|&b| (0.0..=1.0).contains(&b))
+        && params.doc_b.iter().all(|&b| (0.0..=1.0).contains(&b))
+        && finite_non_negative(params.heading_bonus)
+        && finite_non_negative(params.proximity)
+        && finite_non_negative(params.doc_weight)
+        && finite_non_negative(params.parent_share)
+        && (0.0..=1.0).contains(&params.same_document_decay)
+}
+
+/// The hits among a document's matching passages `own` (bit `i`: passage `first_passage +
+/// i`), grouped as [`group_hits`] and [`count_hits`] group them: a passage joins the
+/// matching passage before it when every passage from that one to it shares the heading,
+/// or the chunk, of the passage before it (`heading_joins`, `chunk_joins`).
+fn count_masked(own: u64, heading_joins: u64, chunk_joins: u64) -> usize {
+    let mut count = 0;
+    let mut last: Option<u32> = None;
+    let mut bits = own;
+    while bits != 0 {
+        let p = bits.trailing_zeros();
+        bits &= bits - 1;
+        let joined = last.is_some_and(|q| {
+            // Bits q+1..=p.
+            let upto = if p == 63 {
+                u64::MAX
+            } else {
+                (1u64 << (p + 1)) - 1
+            };
+            let between = upto & !((1u64 << (q + 1)) - 1);
+            heading_joins & between == between || chunk_joins & between == between
+        });
+        if !joined {
+            count += 1;
+        }
+        last = Some(p);
+    }
+    count
 }
 
 fn idf(n: usize, df: u32) -> f32 {
@@ -376,13 +507,22 @@ impl<'a> Index<'a> {
         let range = self.kind_range(kind);
         let n_passages = index.passages.len();
         let n_documents = documents.len();
+        let pruning = prunes(query, params) && !tests::exhaustive();
         let mut cursors: Vec<TermCursor<'a>> = query
             .terms
             .iter()
             .map(|t| {
-                let mut passages = PassageCursor::new(index.bytes(&t.entry.passage_postings));
+                let list = index.bytes(&t.entry.passage_postings);
+                let mut passages = PassageCursor::new(list);
                 let mut docs = DocumentCursor::new(index.bytes(&t.entry.document_postings));
-                let passage = passages.next();
+                let mut summaries = (pruning && !t.entry.summaries.is_empty())
+                    .then(|| SummaryCursor::new(index.bytes(&t.entry.summaries)));
+                let run = summaries.as_mut().and_then(Iterator::next);
+                let passage = if summaries.is_some() {
+                    None
+                } else {
+                    passages.next()
+                };
                 let document = docs.next();
                 TermCursor {
                     weight: t.weight,
@@ -394,9 +534,17 @@ impl<'a> Index<'a> {
                     document,
                     frequencies: [0; DOCUMENT_FIELDS],
                     passage_bound: 0.0,
+                    summaries,
+                    run,
+                    run_at: 0,
+                    list,
+                    entered: false,
                 }
             })
             .collect();
+        // Without a summarised term there is nothing to bound a document by before reading
+        // it: the walk is the one before summaries.
+        let pruning = pruning && cursors.iter().any(|c| c.summaries.is_some());
         let passage_document = |p: u32| passages.document(p);
         // Skip to the first document of the requested kind.
         for cursor in &mut cursors {
@@ -405,6 +553,9 @@ impl<'a> Index<'a> {
                 .is_some_and(|e| passage_document(e.passage) < range.start)
             {
                 cursor.passage = cursor.passages.next();
+            }
+            while cursor.run.is_some_and(|r| r.document < range.start) {
+                cursor.skip_run();
             }
             while cursor.document.is_some_and(|e| e.document < range.start) {
                 cursor.document = cursor.documents.next();
@@ -467,12 +618,101 @@ impl<'a> Index<'a> {
         let postings_start = postings.as_ptr() as usize;
         let mut total = 0usize;
         let mut positions: Vec<Vec<u32>> = vec![Vec::new(); query.terms.len()];
+        // The most a hit of document `d` can score, from its terms' summaries: each term's
+        // largest frequency per field in any one of its passages, over the length factors
+        // of the document's shortest passage per field; the bonuses of the term pairs
+        // found in its text; a parent's share of as much; and the most the document score
+        // can add (title, name and description frequencies as stored, headings and text
+        // at most the largest in a passage times the passages that hold the term; a term
+        // without a summary at its idf, where BM25F saturates). Every score part grows
+        // with each frequency and shrinks with each length ([`prunes`]).
+        let document_bound = |cursors: &[TermCursor<'_>], d: u32, stats: &ArchivedDocumentStats| {
+            let end = stats.first_passage.to_native() + stats.passage_count.to_native();
+            let norms: [f32; PASSAGE_FIELDS] = std::array::from_fn(|f| {
+                let len = stats.shortest[f].to_native() as f32;
+                (1.0 - params.passage_b[f] + params.passage_b[f] * len / passage_avg[f]).max(1e-3)
+            });
+            let mut passage_bound = 0.0;
+            let mut document_bound = 0.0;
+            let mut present = 0u32;
+            // The passages that hold a term, when every term found in the document's
+            // passages says which: with one, no parent section of it can match too.
+            let mut holding: Option<u64> = Some(0);
+            for (i, c) in cursors.iter().enumerate() {
+                let fields = c.document.filter(|e| e.document == d).map(|e| e.tf);
+                let run = c.run.filter(|r| r.document == d && c.summaries.is_some());
+                let in_passages = if c.summaries.is_some() {
+                    run.is_some()
+                } else {
+                    c.passage.is_some_and(|e| e.passage < end)
+                };
+                if let Some(run) = run {
+                    let most = &run.most;
+                    let mut tf = 0.0;
+                    for f in 0..PASSAGE_FIELDS {
+                        tf += params.passage_weights[f] * most[f] as f32 / norms[f];
+                    }
+                    passage_bound += c.weight * c.passage_idf * tf / (params.k1 + tf);
+                    if most[P_HEADING] > 0 {
+                        passage_bound +=
+                            params.heading_bonus * c.weight * c.passage_idf / norms[P_HEADING];
+                    }
+                    present |= u32::from(most[P_BODY] > 0) << i;
+                    holding = holding.zip(run.own).map(|(all, own)| all | own);
+                } else if in_passages {
+                    passage_bound += c.passage_bound;
+                    present |= 1 << i;
+                    holding = None;
+                }
+                if !in_passages && fields.is_none() {
+                    continue;
+                }
+                if c.summaries.is_none() {
+                    document_bound += c.weight * c.document_idf;
+                    continue;
+                }
+                let mut frequencies =
+                    fields.map_or([0.0; DOCUMENT_FIELDS], |tf| tf.map(|n| n as f32));
+                if let Some(run) = run {
+                    let holding = run
+                        .own
+                        .map_or(stats.passage_count.to_native(), u64::count_ones)
+                        as f32;
+                    frequencies[D_HEADINGS] = run.most[P_HEADING] as f32 * holding;
+                    frequencies[D_BODY] = run.most[P_BODY] as f32 * holding;
+                }
+                let mut tf = 0.0;
+                for f in 0..DOCUMENT_FIELDS {
+                    if frequencies[f] > 0.0 {
+                        let len = stats.lengths[f].to_native() as f32;
+                        let norm = 1.0 - params.doc_b[f] + params.doc_b[f] * len / document_avg[f];
+                        tf += params.doc_weights[f] * frequencies[f] / norm.max(1e-3);
+                    }
+                }
+                document_bound += c.weight * c.document_idf * tf / (params.doc_k1 + tf);
+            }
+            let bonus: f32 = pair_bounds
+                .iter()
+                .filter(|(mask, _)| present & mask == *mask)
+                .map(|(_, bound)| bound)
+                .sum();
+            let parent = if holding.is_some_and(|own| own.count_ones() <= 1) {
+                1.0
+            } else {
+                1.0 + params.parent_share
+            };
+            parent * (passage_bound + bonus) + params.doc_weight * document_bound
+        };
         loop {
+            // A document entered to be scored is done.
+            for c in cursors.iter_mut() {
+                c.leave();
+            }
             // The next document any cursor is on.
             let mut d = u32::MAX;
             for c in &cursors {
-                if let Some(e) = c.passage {
-                    d = d.min(passage_document(e.passage));
+                if let Some(next) = c.next_document(&passages) {
+                    d = d.min(next);
                 }
                 if let Some(e) = c.document {
                     d = d.min(e.document);
@@ -483,7 +723,66 @@ impl<'a> Index<'a> {
             }
             let stats = &documents[d as usize];
 
-            let end = stats.first_passage.to_native() + stats.passage_count.to_native();
+            let first_passage = stats.first_passage.to_native();
+            let end = first_passage + stats.passage_count.to_native();
+
+            // With summaries, a document is first bounded by them: by each term's largest
+            // frequencies in any one of its passages, the bonuses of the terms found in
+            // its text, and the most the document score can add (each term's BM25F
+            // saturates below its idf). One that cannot make the page has its hits counted
+            // from the summaries' passage masks, and its entries are never read.
+            if pruning {
+                let titled = cursors
+                    .iter()
+                    .any(|c| c.document.is_some_and(|e| e.document == d));
+                let bound = document_bound(&cursors, d, stats);
+                // (Widened a little: the scores are summed in another order than this bound.)
+                if bound * 1.0001 + 1e-6 < threshold {
+                    tests::skipped();
+                    for c in cursors.iter_mut() {
+                        if c.document.is_some_and(|e| e.document == d) {
+                            c.document = c.documents.next();
+                        }
+                    }
+                    let joins = (
+                        stats.heading_joins.to_native(),
+                        stats.chunk_joins.to_native(),
+                    );
+                    let maskable = stats.passage_count.to_native()
+                        <= crate::postings::MASK_PASSAGES
+                        && joins.0 != u64::MAX;
+                    let matched = if maskable {
+                        let mut own = 0u64;
+                        for c in cursors.iter_mut() {
+                            if c.summaries.is_some() {
+                                if let Some(run) = c.run.filter(|r| r.document == d) {
+                                    own |= run.own.unwrap_or(0);
+                                    c.skip_run();
+                                }
+                                continue;
+                            }
+                            while let Some(e) = c.passage.filter(|e| e.passage < end) {
+                                if holds(&e) {
+                                    own |= 1u64 << e.passage.wrapping_sub(first_passage).min(63);
+                                }
+                                c.passage = c.passages.next();
+                            }
+                        }
+                        count_masked(own, joins.0, joins.1)
+                    } else {
+                        for c in cursors.iter_mut() {
+                            c.enter(d, first_passage);
+                        }
+                        count_hits(query, &mut cursors, end, &passages, &mut positions)
+                    };
+                    let fallback = matched == 0 && titled && stats.passage_count.to_native() > 0;
+                    total += if fallback { 1 } else { matched };
+                    continue;
+                }
+                for c in cursors.iter_mut() {
+                    c.enter(d, first_passage);
+                }
+            }
 
             // The document fields that only document postings hold (title, name,
             // description); its body and headings frequencies are summed below from the
@@ -1189,3 +1488,15 @@ fn phrase_pairs(query: &Query) -> Vec<Vec<(usize, usize)>> {
 
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// Outside tests, the ranking always prunes where it can.
+#[cfg(not(test))]
+mod tests {
+    #[inline(always)]
+    pub(super) fn exhaustive() -> bool {
+        false
+    }
+
+    #[inline(always)]
+    pub(super) fn skipped() {}
+}

@@ -4,6 +4,24 @@ use super::*;
 use crate::compile::{self, Config};
 use crate::model::ArchivedDocKind;
 
+thread_local! {
+    /// Set by a test to rank without document summaries, reading every entry.
+    static EXHAUSTIVE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+pub(super) fn exhaustive() -> bool {
+    EXHAUSTIVE.with(std::cell::Cell::get)
+}
+
+thread_local! {
+    /// Documents the ranking skipped by their summaries, on this thread.
+    static SKIPPED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+pub(super) fn skipped() {
+    SKIPPED.with(|n| n.set(n.get() + 1));
+}
+
 /// A compiled fixture, leaked so that it can be searched as a `'static` catalog.
 pub(crate) fn fixture() -> Catalog {
     compile_fixture(write_fixture)
@@ -877,4 +895,189 @@ fn a_clear_lead_is_a_margin_alone_and_a_majority_fused() {
             "{query} {also:?}"
         );
     }
+}
+
+/// A catalog whose common words have document summaries: a few words in most passages,
+/// rarer ones, identifiers, skills with descriptions, text before the first heading, a
+/// document of more passages than a mask holds, and long sections cut into chunks.
+fn summarised_fixture() -> Catalog {
+    compile_fixture(|write| {
+        let words = [
+            "cache", "deploy", "archive", "handler", "release", "notes", "retry", "timeout",
+            "widget", "config", "server", "client", "token", "queue", "worker", "schedule",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: usize| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 33) as usize % n
+        };
+        let word = |next: &mut dyn FnMut(usize) -> usize| {
+            // Small indices much more often: a few words in most passages.
+            let i = next(words.len())
+                .min(next(words.len()))
+                .min(next(words.len()));
+            words[i]
+        };
+        for d in 0..70 {
+            let mut text = String::new();
+            if d % 5 == 0 {
+                text.push_str(&format!(
+                    "Preface {} {}.\n\n",
+                    word(&mut next),
+                    word(&mut next)
+                ));
+            }
+            text.push_str(&format!(
+                "# {} {} {d}\n\n",
+                word(&mut next),
+                word(&mut next)
+            ));
+            let sections = if d == 7 { 80 } else { 3 + next(9) };
+            for s in 0..sections {
+                let level = 2 + next(3);
+                text.push_str(&format!(
+                    "{} {} {} {s}\n\n",
+                    "#".repeat(level),
+                    word(&mut next),
+                    word(&mut next)
+                ));
+                let len = if s % 11 == 5 { 900 } else { 5 + next(60) };
+                for w in 0..len {
+                    if w % 37 == 36 {
+                        text.push_str(&format!("`{}_{}` ", word(&mut next), word(&mut next)));
+                    } else {
+                        text.push_str(word(&mut next));
+                        text.push(if w % 9 == 8 { '.' } else { ' ' });
+                    }
+                    if w % 120 == 119 {
+                        text.push_str("\n\n");
+                    }
+                }
+                text.push_str("\n\n");
+            }
+            if d % 4 == 0 {
+                let name = format!("skill-{d}");
+                write(
+                    &format!("skills/{name}/SKILL.md"),
+                    &format!(
+                        "---\nname: {name}\ndescription: {} the {} with {}.\n---\n\n{text}",
+                        word(&mut next),
+                        word(&mut next),
+                        word(&mut next)
+                    ),
+                );
+            } else {
+                write(&format!("docs/doc-{d}.md"), &text);
+            }
+        }
+    })
+}
+
+/// Pruning by document summaries returns exactly what reading every entry returns: the
+/// same hits, scores, snippets, `total` and flags, on every page, for each kind, fused or
+/// not, and under other parameters.
+#[test]
+fn summaries_prune_without_changing_any_answer() {
+    let catalog = summarised_fixture();
+    let index = Index::from(&catalog);
+    let search = &index.archive.search;
+    // The fixture does what it is for: the common words have summaries, masks are written
+    // and one document has too many passages for one.
+    let summarised = search
+        .terms()
+        .filter(|(_, entry)| !entry.summaries.is_empty())
+        .count();
+    assert!(summarised >= 8, "{summarised} terms with summaries");
+    assert!(search.documents.iter().any(|d| d.passage_count > 64));
+    let queries = [
+        "cache",
+        "archive handler",
+        "configure the cache",
+        "deploy release notes",
+        "error retry timeout",
+        "widget",
+        "schedule worker queue token",
+        "cache_deploy",
+        "\"release notes\" deploy",
+        "\"archive handler\"",
+        "how do I retry a timeout in the client handler with a token",
+        "preface",
+        "skill-8",
+        "zzzz",
+        "the",
+        "",
+    ];
+    let others = Params {
+        parent_share: 0.6,
+        passage_b: [0.0, 1.0, 0.9],
+        proximity: 2.0,
+        same_document_decay: 0.5,
+        ..Params::default()
+    };
+    let mut unprunable = Params::default();
+    unprunable.passage_b[2] = -0.1;
+    let mut compared = 0;
+    for params in [Params::default(), others, unprunable] {
+        for query in queries {
+            for also in [&[][..], &["deploy cache", "handler"][..]] {
+                for kind in [Kind::All, Kind::Skills, Kind::Docs] {
+                    for (offset, limit) in [(0, 1), (0, 10), (3, 5), (17, 20), (190, 10)] {
+                        let request = Request {
+                            query,
+                            kind,
+                            offset,
+                            limit,
+                            also,
+                        };
+                        EXHAUSTIVE.with(|e| e.set(true));
+                        let exhaustive = index.search_with(&request, &params);
+                        EXHAUSTIVE.with(|e| e.set(false));
+                        let pruned = index.search_with(&request, &params);
+                        assert_eq!(
+                            format!("{pruned:?}"),
+                            format!("{exhaustive:?}"),
+                            "{query:?} {also:?} {kind:?} {offset}+{limit}"
+                        );
+                        compared += usize::from(exhaustive.total > 0);
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared > 500, "{compared} answers with hits");
+    // And the summaries did skip documents.
+    assert!(SKIPPED.with(std::cell::Cell::get) > 1000);
+}
+
+#[test]
+fn masks_count_hits_as_the_entries_do() {
+    // Passages 0..6: headings a a b b c c, chunks 0 1 1 2 2 2.
+    let headings = [0u32, 0, 1, 1, 2, 2];
+    let chunks = [0u32, 1, 1, 2, 2, 2];
+    let (mut heading_joins, mut chunk_joins) = (0u64, 0u64);
+    for i in 1..6 {
+        heading_joins |= u64::from(headings[i] == headings[i - 1]) << i;
+        chunk_joins |= u64::from(chunks[i] == chunks[i - 1]) << i;
+    }
+    for own in 0u64..64 {
+        // What `count_hits` and `group_hits` do: a new hit unless the previous matching
+        // passage shares the heading or the chunk.
+        let mut expected = 0;
+        let mut last: Option<usize> = None;
+        for p in (0..6).filter(|&p| own & 1 << p != 0) {
+            if !last.is_some_and(|q| headings[q] == headings[p] || chunks[q] == chunks[p]) {
+                expected += 1;
+            }
+            last = Some(p);
+        }
+        assert_eq!(
+            count_masked(own, heading_joins, chunk_joins),
+            expected,
+            "{own:06b}"
+        );
+    }
+    assert_eq!(count_masked(u64::MAX, u64::MAX - 1, 0), 1);
+    assert_eq!(count_masked(1 << 63 | 1, 0, 0), 2);
 }
