@@ -64,6 +64,7 @@ impl AccessLog {
         if let Some(reason) = note.auth_failure {
             fields.insert("auth_error".into(), json!(reason));
         }
+        fields.insert("http_method".into(), json!(note.http_method));
         fields.insert("method".into(), json!(note.method));
         if let Some(tool) = note.tool {
             fields.insert("tool".into(), json!(tool));

@@ -36,6 +36,8 @@ use crate::server::SkillpackServer;
 /// What one request did, filled in as it passes the layers.
 #[derive(Debug, Default)]
 pub struct Note {
+    /// `POST` (a message), `GET` (a stream a stateless server does not offer), `DELETE`…
+    pub http_method: &'static str,
     pub identity: Option<Identity>,
     pub auth_failure: Option<&'static str>,
     pub method: Option<&'static str>,
@@ -93,11 +95,13 @@ pub async fn observe(
     let start = Instant::now();
     let wall = SystemTime::now();
     let handle = NoteHandle::default();
+    let http_method = http_method_label(request.method());
     request.extensions_mut().insert(handle.clone());
     let request_id = observer.log.as_ref().map(|_| request_id(request.headers()));
     let response = next.run(request).await;
     let elapsed = start.elapsed();
-    let note = handle.take();
+    let mut note = handle.take();
+    note.http_method = http_method;
     let status = response.status().as_u16();
     let bytes = response_bytes(&response);
     if let Some(metrics) = &observer.metrics {
@@ -127,6 +131,22 @@ pub async fn observe(
         );
     }
     response
+}
+
+fn http_method_label(method: &axum::http::Method) -> &'static str {
+    use axum::http::Method;
+    [
+        Method::POST,
+        Method::GET,
+        Method::DELETE,
+        Method::OPTIONS,
+        Method::HEAD,
+        Method::PUT,
+        Method::PATCH,
+    ]
+    .iter()
+    .find(|known| *known == method)
+    .map_or("OTHER", |known| known.as_str())
 }
 
 /// The proxy's `X-Request-Id` when it sent a sane one (so log lines join across hops),
