@@ -484,12 +484,12 @@ async fn the_access_log_names_each_client_and_logs_queries_only_when_asked() {
     assert_eq!(kept.status, 200);
 }
 
-struct Minted {
-    jwks: Value,
-    tokens: Value,
+pub(crate) struct Minted {
+    pub jwks: Value,
+    pub tokens: Value,
 }
 
-fn mint(python: &Path, issuer: &str, audience: &str, scope: &str) -> Minted {
+pub(crate) fn mint(python: &Path, issuer: &str, audience: &str, scope: &str) -> Minted {
     let script = common::crate_root().join("tests/interop/mint_tokens.py");
     let output = Command::new(python)
         .arg(script)
