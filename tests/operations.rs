@@ -713,7 +713,9 @@ fn bad_operator_settings_fail_start_naming_the_setting() {
             .map(|s| s.to_string())
             .collect()
     };
-    let cases: Vec<(Vec<String>, Vec<(&str, &str)>, &str)> = vec![
+    /// Arguments, environment, and what the error must say.
+    type Case<'a> = (Vec<String>, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: Vec<Case> = vec![
         (
             with(&[]),
             vec![("SKILLPACK_CLIENT_TOKENS", "team-a")],
