@@ -790,4 +790,16 @@ fn bad_operator_settings_fail_start_naming_the_setting() {
         assert!(!output.status.success(), "{args:?} should fail");
         assert!(stderr.contains(expected), "{args:?} {env:?}: {stderr}");
     }
+
+    // The OAuth variables belong to --http, like SKILLPACK_AUTH_TOKEN: an environment that
+    // sets them still serves stdio (until stdin closes, here at once).
+    let output = Command::new(&binary)
+        .arg("serve")
+        .env("SKILLPACK_OAUTH_ISSUER", "https://idp.example.test")
+        .env("SKILLPACK_OAUTH_SCOPES", "catalog.read")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run skillpack serve");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("serving MCP over stdio"), "{stderr}");
 }

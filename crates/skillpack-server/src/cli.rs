@@ -331,32 +331,19 @@ pub struct HttpArgs {
 
     /// Accept OAuth 2.1 access tokens (JWTs) issued by this issuer (the `iss` its tokens
     /// carry). Needs --oauth-resource and a key set (--oauth-jwks or SKILLPACK_OAUTH_JWKS).
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "SKILLPACK_OAUTH_ISSUER",
-        requires = "http"
-    )]
+    /// The --oauth-* settings apply with --http only: like SKILLPACK_AUTH_TOKEN, their
+    /// variables are ignored over stdio, so one environment can serve both.
+    #[arg(long, value_name = "URL", env = "SKILLPACK_OAUTH_ISSUER")]
     pub oauth_issuer: Option<String>,
 
     /// This server's resource URI as clients reach it (e.g. https://docs.example.com/mcp):
     /// the audience tokens must carry, and where RFC 9728 metadata points.
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "SKILLPACK_OAUTH_RESOURCE",
-        requires = "http"
-    )]
+    #[arg(long, value_name = "URL", env = "SKILLPACK_OAUTH_RESOURCE")]
     pub oauth_resource: Option<String>,
 
     /// The identity provider's JSON Web Key Set, read once at start (the server fetches
     /// nothing at run time). Or put the JWKS itself in SKILLPACK_OAUTH_JWKS.
-    #[arg(
-        long,
-        value_name = "FILE",
-        env = "SKILLPACK_OAUTH_JWKS_FILE",
-        requires = "http"
-    )]
+    #[arg(long, value_name = "FILE", env = "SKILLPACK_OAUTH_JWKS_FILE")]
     pub oauth_jwks: Option<std::path::PathBuf>,
 
     /// A scope every access token must grant (repeat or comma-separate); tokens without it
@@ -365,8 +352,7 @@ pub struct HttpArgs {
         long,
         value_name = "SCOPE",
         value_delimiter = ',',
-        env = "SKILLPACK_OAUTH_SCOPES",
-        requires = "http"
+        env = "SKILLPACK_OAUTH_SCOPES"
     )]
     pub oauth_scope: Vec<String>,
 

@@ -232,7 +232,7 @@ pub async fn require(
             if refusal.reason == "missing" {
                 tracing::warn!(%peer, "rejected a request without a bearer token");
             } else {
-                tracing::warn!(%peer, reason = refusal.reason, "rejected a request with an invalid bearer token");
+                tracing::warn!(%peer, reason = refusal.reason, "rejected a request with a wrong bearer token");
             }
             if let Some(note) = &note {
                 note.set_auth_failure(refusal.reason);
