@@ -27,6 +27,7 @@ mod hostile_stdio;
 mod interop;
 mod interop_python;
 mod load_http;
+mod operations;
 mod prompts;
 mod release_folder;
 mod releases;

@@ -334,6 +334,125 @@ async fn a_full_http_session_touches_no_file_after_serving() {
     check(&read_trace(&path, serving_http), "/proc/self/task");
 }
 
+/// The same with every operator option on (issue 49): `--metrics`, `--access-log` with
+/// queries, named client tokens beside the shared one, and OAuth with a JWKS file. The key
+/// set is read at start, before the "serving" line; after it, scraping the metrics,
+/// writing the access log and checking tokens (good and bad, minted by PyJWT when the
+/// Python of the interop tests is there) touch no file either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_session_with_every_operator_option_touches_no_file_after_serving() {
+    if !strace_available() {
+        return;
+    }
+    let (dir, path) = temp_trace("http-ops.trace");
+    let issuer = "https://idp.example.test";
+    let resource = "https://docs.example.test/mcp";
+    let minted = common::external::python_with_pyjwt()
+        .map(|python| crate::operations::mint(&python, issuer, resource, "catalog.read"));
+    let jwks = minted
+        .as_ref()
+        .map_or_else(|| FIXTURE_JWKS.to_owned(), |minted| minted.jwks.to_string());
+    let jwks_path = dir.path().join("jwks.json");
+    std::fs::write(&jwks_path, jwks).unwrap();
+    let named = "named-client-token-31c4";
+    let tokens = format!("ops-team:{}", common::sha256_hex(named.as_bytes()));
+    let mut server = HttpServer::start_command(
+        traced(&path),
+        "127.0.0.1:0",
+        &[
+            "--metrics",
+            "127.0.0.1:0",
+            "--access-log",
+            "--access-log-queries",
+            "--oauth-issuer",
+            issuer,
+            "--oauth-resource",
+            resource,
+            "--oauth-jwks",
+            jwks_path.to_str().unwrap(),
+            "--oauth-scope",
+            "catalog.read",
+        ],
+        &[
+            ("RUST_LOG", "info,rmcp=error"),
+            ("SKILLPACK_CLIENT_TOKENS", tokens.as_str()),
+            ("SKILLPACK_AUTH_TOKEN", "shared-token-88aa"),
+        ],
+    );
+    let log = server.log();
+    let metrics: std::net::SocketAddr = log
+        .lines()
+        .find_map(|line| {
+            let rest = &line[line.find("serving metrics url=http://")? + 27..];
+            rest[..rest.find('/')?].parse().ok()
+        })
+        .expect("the metrics address");
+
+    let legacy = connect_legacy(&server.url(), Some(named)).await;
+    let mut requests = exercise(&legacy).await;
+    legacy.cancel().await.expect("close the legacy client");
+    let modern = connect_modern(&server.url(), Some("shared-token-88aa")).await;
+    requests += other_surfaces(&modern).await;
+    modern.cancel().await.expect("close the modern client");
+    if let Some(minted) = &minted {
+        for (name, status) in [
+            ("valid", 200),
+            ("expired", 401),
+            ("wrong_key", 401),
+            ("alg_none", 401),
+            ("no_scope", 403),
+        ] {
+            let bearer = format!("Bearer {}", minted.tokens[name].as_str().unwrap());
+            let response = common::http::modern_read(
+                server.addr,
+                "resource://catalog/skills_index",
+                &[("Authorization", &bearer)],
+            )
+            .await;
+            assert_eq!(response.status, status, "{name}");
+            requests += 1;
+        }
+    }
+    for path in ["/.well-known/oauth-protected-resource/mcp", "/healthz"] {
+        assert_eq!(
+            request(server.addr, "GET", path, &[], b"").await.status,
+            200
+        );
+    }
+    let scrape = request(metrics, "GET", "/metrics", &[], b"").await;
+    assert_eq!(scrape.status, 200);
+    assert!(
+        scrape.body.contains("client=\"ops-team\""),
+        "{}",
+        scrape.body
+    );
+    assert!(requests > 100, "only {requests} requests");
+    assert!(
+        server.log().contains("\"client\":\"ops-team\""),
+        "no access log"
+    );
+
+    let pid = child_of(server.pid()).expect("strace's child, the server");
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+    let status = server.wait_exit(STEP).expect("the server exits on SIGTERM");
+    assert!(status.success(), "exit {status:?}\n{}", server.log());
+
+    let trace = read_trace(&path, serving_http);
+    assert!(
+        trace.before.iter().any(|line| line.contains("jwks.json")),
+        "the key set was not read at start"
+    );
+    check(&trace, "/proc/self/task");
+}
+
+/// An RSA public key (RS256), for the operator-options session when PyJWT is not there
+/// to mint a key set of its own.
+const FIXTURE_JWKS: &str = r#"{"keys":[{"kty":"RSA","kid":"fixture","alg":"RS256","e":"AQAB","n":"tBEqgOPw17WytcwggqPRI1_WHAgLRo1hj9BL5Myine-OrXhZX-7FRgPq2QbXdaPMKypu9Us2bPUbAqKpRuAr_Qy3JUSrpr8FOESCaBkwl4UJPa5zPuX8-RylWGjYRkcwihVPBkUwoIVV0AMfqJERy7JP_1n4QgaXIF_vPD7_2sR_ea30gihtoKuCn2xUzKBPYHNrGaFeMfaRkhrj0tr-k7vj5dE0R1Sn8LR2qiH9ACarFo0o3sO9ygZpdGI3DKHmiv011lozdzLc3K9uW4ziNRZ_QWiXGrQf781TshUkfReTTmvi_879H4HqUdm06yVwIAEaT3-HlU_T4_EwXw-hZw"}]}"#;
+
 /// Raw requests no client library sends; each must be refused with a 4xx, none may touch
 /// a file. Returns the requests made.
 async fn hostile_http(addr: std::net::SocketAddr) -> usize {

@@ -125,3 +125,36 @@ pub fn docker() -> Option<PathBuf> {
         &["--version"],
     )
 }
+
+/// Debian's promtool (package `prometheus`): lints an exposition, checks rules and configs.
+pub fn promtool() -> Option<PathBuf> {
+    find(
+        "promtool (apt-get install prometheus)",
+        &["promtool", "/usr/bin/promtool"],
+        &["--version"],
+    )
+}
+
+/// Debian's Prometheus server (package `prometheus`): the metrics tests start their own on
+/// loopback, with a temporary config and data folder.
+pub fn prometheus() -> Option<PathBuf> {
+    find(
+        "prometheus (apt-get install prometheus)",
+        &["prometheus", "/usr/bin/prometheus"],
+        &["--version"],
+    )
+}
+
+/// A Python with PyJWT and cryptography importable (tests/interop/requirements.txt), for
+/// minting OAuth access tokens with a library nobody here wrote.
+pub fn python_with_pyjwt() -> Option<PathBuf> {
+    let configured = std::env::var("SKILLPACK_PYTHON").ok();
+    let venv = super::crate_root().join(".venv/bin/python");
+    let mut candidates: Vec<&str> = configured.iter().map(String::as_str).collect();
+    candidates.extend([venv.to_str().unwrap_or("python3"), "python3"]);
+    find(
+        "Python with PyJWT and cryptography (tests/interop/setup.sh installs them into .venv)",
+        &candidates,
+        &["-c", "import jwt, cryptography, mcp"],
+    )
+}

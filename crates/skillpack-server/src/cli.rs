@@ -311,6 +311,79 @@ pub struct HttpArgs {
         requires = "http"
     )]
     pub max_connections: Option<u32>,
+
+    /// Serve Prometheus metrics (OpenMetrics text) at http://ADDR/metrics, a listener of
+    /// its own: scrapers need no client credential and never compete with clients for
+    /// connections. ADDR is IP:PORT or a bare PORT (loopback). Labels carry method, tool,
+    /// URI family, error code, status and configured client names, never URIs or queries.
+    #[arg(long, value_name = "ADDR", value_parser = parse_listen_addr, requires = "http")]
+    pub metrics: Option<SocketAddr>,
+
+    /// Write one JSON line per MCP request to stderr: time, request id, client, method,
+    /// tool or URI, status, error code, bytes, duration.
+    #[arg(long, requires = "http")]
+    pub access_log: bool,
+
+    /// Also write catalog_search's query text into the access log (off by default: queries
+    /// can say what users work on).
+    #[arg(long, requires = "access_log")]
+    pub access_log_queries: bool,
+
+    /// Accept OAuth 2.1 access tokens (JWTs) issued by this issuer (the `iss` its tokens
+    /// carry). Needs --oauth-resource and a key set (--oauth-jwks or SKILLPACK_OAUTH_JWKS).
+    /// The --oauth-* settings apply with --http only: like SKILLPACK_AUTH_TOKEN, their
+    /// variables are ignored over stdio, so one environment can serve both.
+    #[arg(long, value_name = "URL", env = "SKILLPACK_OAUTH_ISSUER")]
+    pub oauth_issuer: Option<String>,
+
+    /// This server's resource URI as clients reach it (e.g. https://docs.example.com/mcp):
+    /// the audience tokens must carry, and where RFC 9728 metadata points.
+    #[arg(long, value_name = "URL", env = "SKILLPACK_OAUTH_RESOURCE")]
+    pub oauth_resource: Option<String>,
+
+    /// The identity provider's JSON Web Key Set, read once at start (the server fetches
+    /// nothing at run time). Or put the JWKS itself in SKILLPACK_OAUTH_JWKS.
+    #[arg(long, value_name = "FILE", env = "SKILLPACK_OAUTH_JWKS_FILE")]
+    pub oauth_jwks: Option<std::path::PathBuf>,
+
+    /// A scope every access token must grant (repeat or comma-separate); tokens without it
+    /// get 403 insufficient_scope.
+    #[arg(
+        long,
+        value_name = "SCOPE",
+        value_delimiter = ',',
+        env = "SKILLPACK_OAUTH_SCOPES"
+    )]
+    pub oauth_scope: Vec<String>,
+
+    /// The authorization server named in the RFC 9728 metadata [default: the issuer].
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub oauth_authorization_server: Option<String>,
+
+    /// Seconds of clock skew allowed on a token's `exp` and `nbf`.
+    #[arg(long, value_name = "SECS", default_value_t = crate::transport::auth::jwt::DEFAULT_LEEWAY_SECS, requires = "http")]
+    pub oauth_leeway: u64,
+}
+
+/// Credentials from the environment (never flags: a flag would show in `ps`).
+#[derive(Debug, Default, Clone)]
+pub struct Secrets {
+    /// `SKILLPACK_AUTH_TOKEN`: the one shared token.
+    pub auth_token: Option<String>,
+    /// `SKILLPACK_CLIENT_TOKENS`: `name:sha256` pairs.
+    pub client_tokens: Option<String>,
+    /// `SKILLPACK_OAUTH_JWKS`: a JWKS as JSON text.
+    pub jwks: Option<String>,
+}
+
+impl Secrets {
+    pub fn from_env() -> Self {
+        Secrets {
+            auth_token: std::env::var("SKILLPACK_AUTH_TOKEN").ok(),
+            client_tokens: std::env::var("SKILLPACK_CLIENT_TOKENS").ok(),
+            jwks: std::env::var("SKILLPACK_OAUTH_JWKS").ok(),
+        }
+    }
 }
 
 impl Default for HttpArgs {
@@ -326,22 +399,45 @@ impl Default for HttpArgs {
             header_timeout: http::DEFAULT_HEADER_TIMEOUT_SECS,
             idle_timeout: http::DEFAULT_IDLE_TIMEOUT_SECS,
             max_connections: None,
+            metrics: None,
+            access_log: false,
+            access_log_queries: false,
+            oauth_issuer: None,
+            oauth_resource: None,
+            oauth_jwks: None,
+            oauth_scope: Vec::new(),
+            oauth_authorization_server: None,
+            oauth_leeway: crate::transport::auth::jwt::DEFAULT_LEEWAY_SECS,
         }
     }
 }
 
 impl HttpArgs {
-    /// Validate the flags and the token from the environment into transport options.
+    /// Validate the flags and the credentials from the environment into transport
+    /// options. Reads the `--oauth-jwks` file, if any: call before the sandbox.
     pub fn options(
         &self,
         addr: SocketAddr,
-        auth_token: Option<&str>,
+        secrets: &Secrets,
+        catalog_name: &str,
     ) -> Result<http::HttpOptions, String> {
+        use crate::transport::auth;
         let mut options = http::HttpOptions::new(addr);
         options.set_path(&self.path)?;
         options.allow_hosts(&self.allow_host)?;
         options.allow_origins(&self.allow_origin)?;
-        options.auth = auth_token.map(http::BearerToken::new).transpose()?;
+        let tokens = auth::tokens::Tokens::from_settings(
+            secrets.auth_token.as_deref(),
+            secrets.client_tokens.as_deref(),
+        )?;
+        let oauth = self.oauth(secrets, catalog_name)?;
+        options.auth = std::sync::Arc::new(auth::Auth { tokens, oauth });
+        options.metrics = self.metrics;
+        options.access_log = self
+            .access_log
+            .then_some(crate::transport::access_log::AccessLog {
+                queries: self.access_log_queries,
+            });
         options.max_body_bytes = self.max_body_bytes;
         options.max_concurrency = self.max_concurrency as usize;
         options.request_timeout = Duration::from_secs(self.request_timeout.max(1));
@@ -350,6 +446,91 @@ impl HttpArgs {
         options.idle_timeout = Duration::from_secs(self.idle_timeout.max(1));
         options.max_connections = self.max_connections.map(|n| n as usize);
         Ok(options)
+    }
+}
+
+impl HttpArgs {
+    /// The `--oauth-*` settings, all or none.
+    fn oauth(
+        &self,
+        secrets: &Secrets,
+        catalog_name: &str,
+    ) -> Result<Option<crate::transport::auth::OAuthServer>, String> {
+        use crate::transport::auth::{OAuthServer, jwt, metadata};
+        let any = self.oauth_issuer.is_some()
+            || self.oauth_resource.is_some()
+            || self.oauth_jwks.is_some()
+            || secrets.jwks.is_some()
+            || !self.oauth_scope.is_empty()
+            || self.oauth_authorization_server.is_some();
+        if !any {
+            return Ok(None);
+        }
+        let (jwks, source) = match (&self.oauth_jwks, &secrets.jwks) {
+            (Some(_), Some(_)) => {
+                return Err("both --oauth-jwks (SKILLPACK_OAUTH_JWKS_FILE) and \
+                            SKILLPACK_OAUTH_JWKS are set; give the key set one way"
+                    .to_owned());
+            }
+            (Some(path), None) => {
+                let text = std::fs::read_to_string(path).map_err(|error| {
+                    format!(
+                        "cannot read --oauth-jwks {}: {error}; give the path of the identity \
+                         provider's JWKS (the JSON its jwks_uri serves)",
+                        path.display()
+                    )
+                })?;
+                (text, format!("--oauth-jwks {}", path.display()))
+            }
+            (None, Some(text)) => (text.clone(), "SKILLPACK_OAUTH_JWKS".to_owned()),
+            (None, None) => {
+                return Err(
+                    "OAuth is half configured: give the identity provider's key set \
+                            with --oauth-jwks FILE or SKILLPACK_OAUTH_JWKS (the server reads \
+                            nothing after start, so it never fetches jwks_uri)"
+                        .to_owned(),
+                );
+            }
+        };
+        let issuer = self.oauth_issuer.as_deref().ok_or(
+            "OAuth is half configured: --oauth-issuer (SKILLPACK_OAUTH_ISSUER) is missing; give \
+             the issuer URL the identity provider writes in `iss`",
+        )?;
+        let resource = self.oauth_resource.as_deref().ok_or(
+            "OAuth is half configured: --oauth-resource (SKILLPACK_OAUTH_RESOURCE) is missing; \
+             give this server's URL as clients reach it, e.g. https://docs.example.com/mcp",
+        )?;
+        let scopes: Vec<String> = self
+            .oauth_scope
+            .iter()
+            .map(|scope| scope.trim().to_owned())
+            .filter(|scope| !scope.is_empty())
+            .collect();
+        if let Some(bad) = scopes.iter().find(|scope| {
+            !scope
+                .chars()
+                .all(|c| c.is_ascii_graphic() && c != '"' && c != '\\')
+        }) {
+            return Err(format!(
+                "--oauth-scope {bad:?} is not a scope token (RFC 6749 §3.3: printable ASCII, \
+                 no spaces, quotes or backslashes)"
+            ));
+        }
+        let metadata = metadata::ResourceMetadata::new(
+            resource,
+            &[self
+                .oauth_authorization_server
+                .clone()
+                .unwrap_or_else(|| issuer.to_owned())],
+            &scopes,
+            catalog_name,
+        )?;
+        let validator =
+            jwt::OAuth::new(&jwks, &source, issuer, resource, scopes, self.oauth_leeway)?;
+        Ok(Some(OAuthServer {
+            validator,
+            metadata,
+        }))
     }
 }
 
@@ -570,16 +751,16 @@ fn serve_stdio(catalog: Catalog) -> ExitCode {
 }
 
 fn serve_http(catalog: Catalog, addr: SocketAddr, args: &HttpArgs) -> ExitCode {
-    // The token comes from the environment only: a flag would show up in `ps`.
-    let token = std::env::var("SKILLPACK_AUTH_TOKEN").ok();
-    let mut options = match args.options(addr, token.as_deref()) {
+    // Credentials come from the environment only: a flag would show up in `ps`.
+    let secrets = Secrets::from_env();
+    let mut options = match args.options(addr, &secrets, catalog.name()) {
         Ok(options) => options,
         Err(message) => {
             eprintln!("skillpack: {message}");
             return ExitCode::from(2);
         }
     };
-    drop(token);
+    drop(secrets);
     // Every connection is a descriptor: take the headroom the hard limit allows and fit
     // the connection cap under it, before the sandbox (which reads nothing here, but the
     // limits belong with the rest of start-up).
@@ -591,6 +772,13 @@ fn serve_http(catalog: Catalog, addr: SocketAddr, args: &HttpArgs) -> ExitCode {
         Ok(listener) => listener,
         Err(message) => {
             eprintln!("skillpack: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let metrics_listener = match options.metrics.map(http::bind).transpose() {
+        Ok(listener) => listener,
+        Err(message) => {
+            eprintln!("skillpack: --metrics: {message}");
             return ExitCode::FAILURE;
         }
     };
@@ -614,6 +802,7 @@ fn serve_http(catalog: Catalog, addr: SocketAddr, args: &HttpArgs) -> ExitCode {
     match runtime.block_on(http::serve(
         SkillpackServer::new(catalog),
         listener,
+        metrics_listener,
         options,
     )) {
         Ok(()) => ExitCode::SUCCESS,

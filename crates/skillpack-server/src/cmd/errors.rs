@@ -37,6 +37,23 @@ pub enum Code {
 }
 
 impl Code {
+    /// Every code, for whoever needs the closed set (the metrics' labels).
+    pub const ALL: [Code; 13] = [
+        Code::SkillNotFound,
+        Code::ReferenceNotFound,
+        Code::DocNotFound,
+        Code::FileNotFound,
+        Code::NotADirectory,
+        Code::ChunkNotFound,
+        Code::AnchorNotFound,
+        Code::ReleaseNotFound,
+        Code::InvalidUri,
+        Code::InvalidPath,
+        Code::InvalidArgument,
+        Code::CursorInvalid,
+        Code::ContentDamaged,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Code::SkillNotFound => "skill_not_found",

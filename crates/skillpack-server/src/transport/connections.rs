@@ -178,13 +178,13 @@ pub struct Stats {
 
 /// A snapshot of the counters of [`Stats`].
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-struct Counts {
-    refused: u64,
-    header_timeouts: u64,
-    idle_timeouts: u64,
-    accept_errors: u64,
-    request_timeouts: u64,
-    shed: u64,
+pub struct Counts {
+    pub refused: u64,
+    pub header_timeouts: u64,
+    pub idle_timeouts: u64,
+    pub accept_errors: u64,
+    pub request_timeouts: u64,
+    pub shed: u64,
 }
 
 impl Stats {
@@ -215,7 +215,13 @@ impl Stats {
         self.bump(&self.refused);
     }
 
-    fn counts(&self) -> Counts {
+    /// Connections open now.
+    pub fn open(&self) -> u64 {
+        self.open.load(Ordering::Relaxed)
+    }
+
+    /// The totals since start.
+    pub fn counts(&self) -> Counts {
         let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
         Counts {
             refused: load(&self.refused),

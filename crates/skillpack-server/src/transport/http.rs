@@ -7,18 +7,24 @@
 //! order a request meets them:
 //!
 //! 1. CORS answers for browser origins the operator allowed (preflights never reach MCP);
-//! 2. the optional bearer token (`SKILLPACK_AUTH_TOKEN`) — 401 before any body is read;
-//! 3. load shedding past `--max-concurrency` in-flight requests — 503 at once, no queue;
-//! 4. a whole-request timeout — 408 for clients that stall mid-request;
-//! 5. the body, read once under `--max-body-bytes` (413) by [`read_body`], which gives
+//! 2. when `--metrics` or `--access-log` is on, [`super::observe`]: the clock and the
+//!    request's note, counted and logged when the answer is ready (refusals included);
+//! 3. credentials ([`super::auth`]): the shared `SKILLPACK_AUTH_TOKEN`, named client tokens,
+//!    OAuth access tokens — 401 (403 for a missing scope) before any body is read;
+//! 4. load shedding past `--max-concurrency` in-flight requests — 503 at once, no queue;
+//! 5. a whole-request timeout — 408 for clients that stall mid-request;
+//! 6. the body, read once under `--max-body-bytes` (413) by [`read_body`], which gives
 //!    legacy `initialize` answers a stateless `Mcp-Session-Id` and turns rmcp's answer to a
 //!    body it cannot read into a JSON-RPC error (400);
-//! 6. rmcp: `Host` and `Origin` checks against DNS rebinding (403), `Accept` (406) and
+//! 7. rmcp: `Host` and `Origin` checks against DNS rebinding (403), `Accept` (406) and
 //!    `Content-Type` (415) checks, then MCP itself.
 //!
 //! `GET /healthz` sits outside all of that: probes from kubelets and load balancers carry
 //! neither a token nor an allowed `Host`, and it reveals nothing `serverInfo` does not
-//! besides the counts of connections and requests refused (see below).
+//! besides the counts of connections and requests refused (see below). So does the RFC 9728
+//! metadata under `/.well-known/oauth-protected-resource` when OAuth is on: a client reads
+//! it to learn where to get a token. `/metrics` has a listener of its own
+//! ([`super::metrics`]).
 //!
 //! Before any of that, connections are limited by [`super::connections`]: a header-read
 //! timeout, an idle timeout between kept-alive requests, and a cap on open connections
@@ -33,7 +39,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::error_handling::HandleErrorLayer;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -45,8 +51,12 @@ use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 
 use rmcp::model::{ErrorCode, ErrorData, JsonRpcMessage, ServerJsonRpcMessage};
 
+use super::access_log::AccessLog;
+use super::auth::Auth;
 use super::connections::{self, HEALTH_RESERVE, Limits, Stats};
 use super::framing::{self, BOM, Incoming};
+use super::metrics::Metrics;
+use super::observe::{Observed, Observer};
 use crate::server::SkillpackServer;
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
@@ -82,7 +92,12 @@ pub struct HttpOptions {
     pub allowed_hosts: Option<Vec<String>>,
     /// `None`: any `Origin` is accepted (`--allow-origin '*'`).
     pub allowed_origins: Option<Vec<OriginRule>>,
-    pub auth: Option<BearerToken>,
+    /// Credentials accepted on the MCP path; none configured: anyone may call.
+    pub auth: Arc<Auth>,
+    /// `--metrics ADDR`: serve `/metrics` on this address.
+    pub metrics: Option<SocketAddr>,
+    /// `--access-log`: one JSON line per request on stderr.
+    pub access_log: Option<AccessLog>,
     pub max_body_bytes: usize,
     pub max_concurrency: usize,
     pub request_timeout: Duration,
@@ -102,7 +117,9 @@ impl HttpOptions {
             path: DEFAULT_PATH.to_owned(),
             allowed_hosts: Some(default_hosts(addr)),
             allowed_origins: Some(default_origins()),
-            auth: None,
+            auth: Arc::new(Auth::default()),
+            metrics: None,
+            access_log: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             max_concurrency: DEFAULT_MAX_CONCURRENCY as usize,
             request_timeout: Duration::from_secs(DEFAULT_REQUEST_TIMEOUT_SECS),
@@ -148,7 +165,8 @@ impl HttpOptions {
         let plain = path
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "/-._~".contains(c));
-        if !path.starts_with('/') || path == HEALTH_PATH || !plain {
+        let reserved = path == HEALTH_PATH || path.starts_with(super::auth::metadata::WELL_KNOWN);
+        if !path.starts_with('/') || reserved || !plain {
             return Err(format!(
                 "--path must be an absolute URL path of letters, digits and - . _ ~ other than \
                  {HEALTH_PATH}, like /mcp; got {path:?}"
@@ -209,10 +227,11 @@ pub fn bind(addr: SocketAddr) -> Result<std::net::TcpListener, String> {
 }
 
 /// Serve on `listener` (from [`bind`]) until SIGTERM/SIGINT, then drain in-flight requests
-/// and return.
+/// and return. `metrics_listener`: bound for `--metrics`.
 pub async fn serve(
     server: SkillpackServer,
     listener: std::net::TcpListener,
+    metrics_listener: Option<std::net::TcpListener>,
     options: HttpOptions,
 ) -> Result<(), String> {
     // Handlers go in before the listener announces itself, so a supervisor that signals
@@ -236,7 +255,31 @@ pub async fn serve(
     let stats = Arc::new(Stats::new(limits.max_connections));
     tokio::spawn(connections::report(stats.clone()));
     let health = health_body(&server);
-    let app = router(server, &options, stats.clone());
+    let metrics = metrics_listener
+        .as_ref()
+        .map(|_| Arc::new(Metrics::new(&catalog, stats.clone())));
+    let (metrics_stop, metrics_stopped) = tokio::sync::watch::channel(false);
+    let metrics_task = match (metrics_listener, &metrics) {
+        (Some(listener), Some(metrics)) => {
+            let metrics_local = listener
+                .local_addr()
+                .map_err(|error| format!("cannot read the --metrics address: {error}"))?;
+            tracing::info!(
+                url = %format!("http://{metrics_local}{}", super::metrics::METRICS_PATH),
+                "serving metrics"
+            );
+            let mut stopped = metrics_stopped;
+            Some(tokio::spawn(super::metrics::serve(
+                listener,
+                metrics.clone(),
+                async move {
+                    let _ = stopped.wait_for(|stop| *stop).await;
+                },
+            )))
+        }
+        _ => None,
+    };
+    let app = router_with(server, &options, stats.clone(), metrics);
     let reserve_app = reserve_router(health, stats.clone());
     tracing::info!(
         url = %format!("http://{local}{}", options.path),
@@ -244,7 +287,8 @@ pub async fn serve(
         name = catalog.name(),
         version = catalog.server_version(),
         fingerprint = catalog.fingerprint(),
-        auth = if options.auth.is_some() { "bearer token" } else { "none" },
+        auth = %options.auth.describe(),
+        access_log = options.access_log.is_some(),
         "serving MCP over Streamable HTTP"
     );
 
@@ -274,6 +318,14 @@ pub async fn serve(
         () = graceful => {}
         () = deadline => {}
     }
+    // The metrics listener outlives the drain, so the last scrape still sees it; it stops
+    // with the server.
+    let _ = metrics_stop.send(true);
+    if let Some(task) = metrics_task
+        && let Ok(Err(error)) = task.await
+    {
+        tracing::warn!("{error}");
+    }
     tracing::info!("stopped");
     Ok(())
 }
@@ -281,11 +333,72 @@ pub async fn serve(
 /// The whole HTTP surface: `/healthz`, the MCP endpoint with its guards, and a 404 that
 /// says where things are.
 pub fn router(server: SkillpackServer, options: &HttpOptions, stats: Arc<Stats>) -> Router {
+    router_with(server, options, stats, None)
+}
+
+/// [`router`], recording into `metrics` (and the access log, when the options ask).
+pub fn router_with(
+    server: SkillpackServer,
+    options: &HttpOptions,
+    stats: Arc<Stats>,
+    metrics: Option<Arc<Metrics>>,
+) -> Router {
     let health = health_body(&server);
-    let limit_stats = stats.clone();
+    let observer = (metrics.is_some() || options.access_log.is_some()).then(|| {
+        Arc::new(Observer {
+            metrics,
+            log: options.access_log.clone(),
+        })
+    });
+    let mut mcp_routes = match &observer {
+        // Observed only when something records: otherwise rmcp calls the server directly.
+        Some(_) => {
+            let observed = Observed {
+                server,
+                log_queries: options.access_log.as_ref().is_some_and(|log| log.queries),
+            };
+            mcp_route(options, stats.clone(), move || Ok(observed.clone()))
+        }
+        None => mcp_route(options, stats.clone(), move || Ok(server.clone())),
+    };
+    if options.auth.is_enabled() {
+        mcp_routes = mcp_routes.layer(middleware::from_fn_with_state(
+            options.auth.clone(),
+            super::auth::require,
+        ));
+    }
+    if let Some(observer) = observer {
+        mcp_routes = mcp_routes.layer(middleware::from_fn_with_state(
+            observer,
+            super::observe::observe,
+        ));
+    }
+    mcp_routes = mcp_routes.layer(cors_layer(options));
+    let path = options.path.clone();
+    let mut app = Router::new().route(HEALTH_PATH, health_route(health, stats));
+    if let Some(oauth) = &options.auth.oauth {
+        app = app.merge(super::auth::metadata_routes(oauth).layer(metadata_cors()));
+    }
+    app.merge(mcp_routes).fallback(move || async move {
+        (
+            StatusCode::NOT_FOUND,
+            format!("Not Found: MCP is served at {path}, health at {HEALTH_PATH}\n"),
+        )
+    })
+}
+
+/// The MCP path's service and its request limits, around whatever `factory` makes.
+fn mcp_route<S>(
+    options: &HttpOptions,
+    stats: Arc<Stats>,
+    factory: impl Fn() -> Result<S, std::io::Error> + Send + Sync + 'static,
+) -> Router
+where
+    S: rmcp::ServerHandler + Send + 'static,
+{
     let mcp = ServiceBuilder::new()
         .layer(HandleErrorLayer::new(move |error: BoxError| {
-            limit_error_response(error, limit_stats.clone())
+            limit_error_response(error, stats.clone())
         }))
         .load_shed()
         .concurrency_limit(options.max_concurrency)
@@ -295,25 +408,19 @@ pub fn router(server: SkillpackServer, options: &HttpOptions, stats: Arc<Stats>)
             read_body,
         ))
         .service(StreamableHttpService::new(
-            move || Ok(server.clone()),
+            factory,
             NeverSessionManager::default().into(),
             rmcp_config(options),
         ));
-    let mut mcp_routes = Router::new().route_service(&options.path, mcp);
-    if let Some(token) = options.auth.clone() {
-        mcp_routes = mcp_routes.layer(middleware::from_fn_with_state(token, require_bearer));
-    }
-    mcp_routes = mcp_routes.layer(cors_layer(options));
-    let path = options.path.clone();
-    Router::new()
-        .route(HEALTH_PATH, health_route(health, stats))
-        .merge(mcp_routes)
-        .fallback(move || async move {
-            (
-                StatusCode::NOT_FOUND,
-                format!("Not Found: MCP is served at {path}, health at {HEALTH_PATH}\n"),
-            )
-        })
+    Router::new().route_service(&options.path, mcp)
+}
+
+/// Browser-based clients read the RFC 9728 metadata cross-origin before they have a
+/// token; it is public, so any origin may.
+fn metadata_cors() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::any())
+        .allow_methods([Method::GET])
 }
 
 fn rmcp_config(options: &HttpOptions) -> StreamableHttpServerConfig {
@@ -563,88 +670,6 @@ fn unreadable_body(error: &axum::Error, max_body_bytes: usize) -> Response {
 }
 
 // ---------------------------------------------------------------------------------------
-// Bearer token
-
-/// The `SKILLPACK_AUTH_TOKEN` secret. Only its blake3 hash is kept: comparing hashes
-/// (blake3's `Hash` compares in constant time) leaks neither content nor length through
-/// timing, and the secret itself is never in memory to be logged.
-#[derive(Clone)]
-pub struct BearerToken(blake3::Hash);
-
-impl BearerToken {
-    pub fn new(secret: &str) -> Result<Self, String> {
-        if secret.is_empty() {
-            return Err(
-                "SKILLPACK_AUTH_TOKEN is set but empty; unset it to serve without a token, \
-                        or set it to a long random secret"
-                    .to_owned(),
-            );
-        }
-        if secret.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(
-                "SKILLPACK_AUTH_TOKEN contains whitespace or control characters, \
-                        which cannot travel in an Authorization header; use e.g. \
-                        `openssl rand -hex 32`"
-                    .to_owned(),
-            );
-        }
-        Ok(BearerToken(blake3::hash(secret.as_bytes())))
-    }
-
-    fn accepts(&self, presented: &str) -> bool {
-        blake3::hash(presented.as_bytes()) == self.0
-    }
-}
-
-impl std::fmt::Debug for BearerToken {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("BearerToken(<redacted>)")
-    }
-}
-
-async fn require_bearer(
-    State(token): State<BearerToken>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, credentials)| credentials.trim());
-    match presented {
-        Some(credentials) if token.accepts(credentials) => next.run(request).await,
-        Some(_) => {
-            tracing::warn!(%peer, "rejected a request with a wrong bearer token");
-            unauthorized(
-                r#"Bearer realm="skillpack", error="invalid_token", error_description="the bearer token is not valid for this server""#,
-                "Unauthorized: the bearer token is not valid for this server\n",
-            )
-        }
-        None => {
-            tracing::warn!(%peer, "rejected a request without a bearer token");
-            unauthorized(
-                r#"Bearer realm="skillpack""#,
-                "Unauthorized: this server requires `Authorization: Bearer <token>` \
-                 (the value of SKILLPACK_AUTH_TOKEN on the server)\n",
-            )
-        }
-    }
-}
-
-fn unauthorized(challenge: &'static str, message: &'static str) -> Response {
-    (
-        StatusCode::UNAUTHORIZED,
-        [(header::WWW_AUTHENTICATE, challenge)],
-        message,
-    )
-        .into_response()
-}
-
-// ---------------------------------------------------------------------------------------
 // Host and Origin policy (DNS rebinding)
 
 /// Loopback names, plus the bind address itself when it is one specific non-loopback IP
@@ -819,11 +844,12 @@ fn cors_layer(options: &HttpOptions) -> CorsLayer {
 
 fn warn_about_exposure(options: &HttpOptions, local: SocketAddr) {
     let exposed = !local.ip().is_loopback();
-    if exposed && options.auth.is_none() {
+    if exposed && !options.auth.is_enabled() {
         tracing::warn!(
             address = %local,
-            "listening beyond loopback without SKILLPACK_AUTH_TOKEN: anyone who can reach this \
-             address can read the catalog"
+            "listening beyond loopback without credentials (SKILLPACK_AUTH_TOKEN, \
+             SKILLPACK_CLIENT_TOKENS or --oauth-*): anyone who can reach this address can read \
+             the catalog"
         );
     }
     if options.allowed_hosts.is_none() {
@@ -946,16 +972,5 @@ mod tests {
         let hosts = default_hosts("10.1.2.3:8080".parse().unwrap());
         assert!(hosts.contains(&"10.1.2.3".to_owned()));
         assert_eq!(default_hosts("0.0.0.0:8080".parse().unwrap()).len(), 3);
-    }
-
-    #[test]
-    fn tokens_compare_by_hash_and_never_print() {
-        let token = BearerToken::new("s3cret-value").unwrap();
-        assert!(token.accepts("s3cret-value"));
-        assert!(!token.accepts("s3cret-valu"));
-        assert!(!token.accepts(""));
-        assert!(!format!("{token:?}").contains("s3cret"));
-        assert!(BearerToken::new("").is_err());
-        assert!(BearerToken::new("two words").is_err());
     }
 }
