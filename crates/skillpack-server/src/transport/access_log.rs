@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value, json};
 
-use super::observe::Note;
+use super::note::Note;
 
 #[derive(Debug, Clone)]
 pub struct AccessLog {

@@ -6,5 +6,6 @@ pub mod connections;
 pub mod framing;
 pub mod http;
 pub mod metrics;
+pub mod note;
 pub mod observe;
 pub mod stdio;

@@ -10,8 +10,8 @@
 //! of this is in the path: the router serves [`crate::server::SkillpackServer`] directly.
 
 use std::future::Future;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
 
 use axum::extract::{Request, State};
 use axum::http::header;
@@ -29,54 +29,10 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::access_log::AccessLog;
-use super::auth::{ANONYMOUS_LABEL, Identity};
 use super::metrics::{Metrics, NO_METHOD, Sample, uri_family};
+use super::note::ANONYMOUS_LABEL;
+pub use super::note::{Note, NoteHandle};
 use crate::server::SkillpackServer;
-
-/// What one request did, filled in as it passes the layers.
-#[derive(Debug, Default)]
-pub struct Note {
-    /// `POST` (a message), `GET` (a stream a stateless server does not offer), `DELETE`…
-    pub http_method: &'static str,
-    pub identity: Option<Identity>,
-    pub auth_failure: Option<&'static str>,
-    pub method: Option<&'static str>,
-    pub tool: Option<&'static str>,
-    pub uri: Option<String>,
-    pub query: Option<String>,
-    pub rpc_id: Option<String>,
-    pub traceparent: Option<String>,
-    pub error: Option<&'static str>,
-    pub search: Option<Duration>,
-}
-
-/// A request's [`Note`], shared between the layers it passes.
-#[derive(Debug, Clone, Default)]
-pub struct NoteHandle(Arc<Mutex<Note>>);
-
-impl NoteHandle {
-    fn with(&self, change: impl FnOnce(&mut Note)) {
-        // A poisoned note only loses one request's record; never panic over it.
-        if let Ok(mut note) = self.0.lock() {
-            change(&mut note);
-        }
-    }
-
-    pub fn set_identity(&self, identity: &Identity) {
-        self.with(|note| note.identity = Some(identity.clone()));
-    }
-
-    pub fn set_auth_failure(&self, reason: &'static str) {
-        self.with(|note| note.auth_failure = Some(reason));
-    }
-
-    fn take(&self) -> Note {
-        self.0
-            .lock()
-            .map(|mut note| std::mem::take(&mut *note))
-            .unwrap_or_default()
-    }
-}
 
 /// What the server records: either or both may be on.
 #[derive(Debug)]

@@ -26,27 +26,12 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::observe::NoteHandle;
+use super::note::NoteHandle;
+pub use super::note::{ANONYMOUS_LABEL, Identity};
 
 /// The metrics label of OAuth callers: their `client_id`s are the provider's to choose,
 /// so they appear in the access log only, never as labels (cardinality stays bounded).
 pub const OAUTH_LABEL: &str = "oauth";
-/// The metrics label of callers of a server that asks for no credential.
-pub const ANONYMOUS_LABEL: &str = "anonymous";
-
-/// Who made a request, once authenticated.
-#[derive(Debug, Clone)]
-pub struct Identity {
-    /// The metrics label: a configured client name, `shared` or `oauth`.
-    pub label: &'static str,
-    /// The name for the access log: the client name, or the token's client id.
-    pub client: String,
-    /// The JWT's subject, when there is one.
-    pub subject: Option<String>,
-    /// `token` or `jwt`.
-    pub kind: &'static str,
-}
-
 /// Everything the server accepts, validated at start.
 #[derive(Debug, Default)]
 pub struct Auth {
