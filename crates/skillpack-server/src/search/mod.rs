@@ -1329,18 +1329,22 @@ fn prefer_deeper(buffer: &mut [Candidate], refs: &Refs, n_terms: usize) {
             .filter(|(_, (_, len))| len & !OFFSETS > 0)
             .fold(0u32, |mask, (i, _)| mask | 1 << i)
     };
+    if buffer.len() < 2 {
+        return;
+    }
+    // Each candidate's terms once, not once per pair.
+    let held: Vec<u32> = buffer.iter().map(in_text).collect();
     for i in 0..buffer.len() {
         let parent = buffer[i];
         if parent.heading == NO_HEADING {
             continue;
         }
-        let terms = in_text(&parent);
-        for child in buffer[i + 1..].iter_mut() {
+        let terms = held[i];
+        for (child, &own) in buffer[i + 1..].iter_mut().zip(&held[i + 1..]) {
             if child.parent != parent.heading || child.heading == parent.heading {
                 continue;
             }
-            let held = in_text(child);
-            if held != 0 && held & terms == terms && child.local < parent.local * 1.0001 {
+            if own != 0 && own & terms == terms && child.local < parent.local * 1.0001 {
                 child.local = parent.local * 1.0001 + 1e-3 * child.local;
             }
         }
