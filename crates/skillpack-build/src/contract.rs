@@ -241,19 +241,26 @@ pub const PROMPTS: &[PromptSummary] = &[
 /// answering section the first three lacked for none of the 104 questions (90 had one in
 /// the first three, 90 in the first five), and each hit costs an agent about 600 bytes.
 pub const SEARCH_DEFAULT_LIMIT: usize = 3;
-/// The first hit of a search carries its whole section's text when it leads clearly and the
-/// section is at most this many bytes: with the default three hits, such an answer stays
-/// under 6 KB, and the agent can answer and cite from its first call.
-pub const SEARCH_SECTION_TEXT_BYTES: usize = 3584;
-/// The first hit carries its section's text when the section is at most this many bytes,
-/// whether or not it leads: a second call would cost more than the bytes. Reading a
-/// section costs an agent a turn and, through the `catalog_read` tool, about 490 bytes
-/// around the text (measured: 1,076 bytes for a 586-byte section). With the first hit in
-/// the answering section four times in five (section@1 with an agent's rephrasings, tuning
-/// split: 77 of 94), carrying wastes the section's bytes one time in five and saves the
-/// envelope and the call four times: bytes alone break even near 0.8 × 490 / 0.2 ≈ 1,960
-/// bytes, and the call saved tips it further.
-pub const SEARCH_SMALL_SECTION_BYTES: usize = 2048;
+/// The most section text one page of search results carries (`section_text`, first page
+/// only): the first hit's section when it is at most this many bytes, then the runners-up's
+/// small sections ([`SEARCH_SMALL_SECTION_BYTES`]) while the page's carried text stays within
+/// it. With the default three hits such an answer stays under about 6 KB, the read budget of
+/// one question. An agent whose first hit is right reads that section anyway (its bytes plus
+/// about 490 bytes of `catalog_read` envelope, and a turn); carried, a wrong first hit wastes
+/// its bytes. On the tuning split, searched with an agent's rephrasings as `also`
+/// (`scripts/agent-trial sizes`), carrying up to 4 KiB (and runners-up up to 1 KiB)
+/// answered 71 of 104 questions in one call against 50 with the earlier rule (2 KiB, or
+/// 3.5 KiB on a clear lead), at about the same bytes read (search and read: median 5.3
+/// against 5.2 KB, p90 10.4 against 9.8 KB); held-out: 29 of 48 against 26, 6.0 against 5.8
+/// KB. Larger budgets called less but put the search answer alone further over 6 KB at p90
+/// (6 KiB, replayed: 7.0 KB against 6.2 KB).
+pub const SEARCH_SECTION_TEXT_BYTES: usize = 4096;
+/// A hit after the first carries its section's text when the section is at most this many
+/// bytes and fits in what is left of the page's [`SEARCH_SECTION_TEXT_BYTES`]: when the
+/// answering section ranks second or third it is usually a short sibling of the first, and
+/// carrying it spares the agent a call for a few hundred bytes. On the tuning split 1 KiB
+/// took one call from 61% to 68% (512 bytes: 64%; 2 KiB: 68% again, with more bytes read).
+pub const SEARCH_SMALL_SECTION_BYTES: usize = 1024;
 pub const SEARCH_MAX_LIMIT: usize = 50;
 /// Longer queries are refused (the engine cuts at this many bytes).
 pub const SEARCH_MAX_QUERY_BYTES: usize = 1024;

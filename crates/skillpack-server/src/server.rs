@@ -104,8 +104,8 @@ pub fn instructions(catalog: &Catalog) -> String {
          To answer a question without knowing where the answer is, call catalog_search \
          {{\"query\": \"the question\", \"also\": [\"1-3 rephrasings in the docs' likely \
          terms\"]}}: ranked sections with their URIs and sizes (the prompt find-skill does the \
-         same for skills). When the first hit carries section_text, that is its whole \
-         section: if it answers, answer from it and cite its section_uri. Otherwise read the \
+         same for skills). A hit that carries section_text carries its whole section: if it \
+         answers, answer from it and cite that hit's section_uri. Otherwise read the \
          smallest URI that answers: a hit's section_uri or chunk_uri (<document uri>#<anchor>, \
          <document uri>/chunks/<id>), whichever is smaller.\n\
          To browse instead, discover once: read {skills_index} (every skill: id, description, \

@@ -1,9 +1,9 @@
 //! Tool `catalog_search`: ranked full-text search over every section of every skill,
 //! reference and doc, from the index baked at build time ([`crate::search`]). A hit names
 //! the smallest pieces to read next (`section_uri`, `chunk_uri`) with a verbatim snippet;
-//! the first hit also carries its whole section (`section_text`) when the section is small,
-//! or when it leads clearly and the section is not large, so an agent can answer and cite
-//! from this one call. Pages follow
+//! on the first page the first hit also carries its whole section (`section_text`) when the
+//! section is not large, and the runners-up theirs when small, within one budget per page,
+//! so an agent can answer and cite from this one call. Pages follow
 //! the house convention (`has_more`, `next_cursor`; opaque cursors bound to this binary,
 //! the query and the kind).
 //!
@@ -54,11 +54,12 @@ fn define(catalog: &Catalog) -> Tool {
          it is much cheaper than reading documents to compare them. Each hit names the \
          document (uri), the section that matched (section_uri, heading_path) and the chunk \
          that holds it (chunk_uri), with their sizes in bytes (section_size, chunk_size) and \
-         a verbatim snippet. When the first hit's section is at most \
-         {SEARCH_SMALL_SECTION_BYTES} bytes, or it clearly leads and its section is at most \
-         {SEARCH_SECTION_TEXT_BYTES} bytes, it carries that whole section as section_text: \
-         if it answers the question, answer from it and cite its section_uri, with no other \
-         call. Otherwise call catalog_read with the best hit's section_uri or chunk_uri, \
+         a verbatim snippet. On the first page, the first hit carries its whole section as \
+         section_text when the section is at most {SEARCH_SECTION_TEXT_BYTES} bytes, and \
+         later hits theirs when at most {SEARCH_SMALL_SECTION_BYTES} bytes, within \
+         {SEARCH_SECTION_TEXT_BYTES} bytes of section text per page: if a carried section \
+         answers the question, answer from it and cite that hit's section_uri, with no \
+         other call. Otherwise call catalog_read with the best hit's section_uri or chunk_uri, \
          whichever is smaller and covers what you need. No two hits name the same chunk. \
          Write a question, a few keywords or a pasted error message: word forms are \
          stemmed; code identifiers (snake_case, CamelCase, a::b), error codes and words in \
@@ -153,7 +154,7 @@ fn output_schema() -> Value {
                     "heading_path": {"type": "array", "items": {"type": "string"}, "description": "Headings from the top of the document down to the matched section."},
                     "anchor": {"type": "string", "description": "Anchor of the matched section's heading."},
                     "snippet": {"type": "string", "description": "A verbatim excerpt of the chunk around the matched words."},
-                    "section_text": {"type": "string", "description": format!("The whole section section_uri names, verbatim (what catalog_read of section_uri returns as text). Only on the first hit of the first page: when section_size is at most {SEARCH_SMALL_SECTION_BYTES} bytes, or when it leads clearly (a query alone scores it well above the second hit; with `also`, most phrasings rank it first) and section_size is at most {SEARCH_SECTION_TEXT_BYTES} bytes.")},
+                    "section_text": {"type": "string", "description": format!("The whole section section_uri names, verbatim (what catalog_read of section_uri returns as text). Only on the first page, in rank order while the page's carried text stays within {SEARCH_SECTION_TEXT_BYTES} bytes: the first hit when section_size is at most {SEARCH_SECTION_TEXT_BYTES} bytes, a later hit when at most {SEARCH_SMALL_SECTION_BYTES} bytes.")},
                     "score": {"type": "number", "description": "Relevance; comparable only within one query."}
                 },
                 "additionalProperties": false
@@ -286,19 +287,23 @@ pub fn search(catalog: &Catalog, args: &SearchArgs) -> Result<Value, CatalogErro
         .field("query", args.query.clone())
         .reason("`query` has no words to search for (only punctuation or symbols); pass a question or a few keywords"));
     }
-    let hits: Vec<Value> = results
+    let mut hits: Vec<Value> = results
         .hits
         .iter()
         .enumerate()
-        .map(|(i, hit)| {
-            let rank = offset + i + 1;
-            let carry = match rank {
-                1 => carry_limit(results.clear_lead),
-                _ => 0,
-            };
-            hit_json(catalog, &index, hit, rank, carry)
-        })
+        .map(|(i, hit)| hit_json(catalog, &index, hit, offset + i + 1))
         .collect::<Result<_, _>>()?;
+    if offset == 0 {
+        let sizes: Vec<u64> = hits
+            .iter()
+            .map(|hit| hit["section_size"].as_u64().unwrap_or(u64::MAX))
+            .collect();
+        for ((json, hit), carry) in hits.iter_mut().zip(&results.hits).zip(carried(&sizes)) {
+            if carry {
+                attach_section_text(&index, hit, json)?;
+            }
+        }
+    }
     let mut out = Map::new();
     out.insert("query".into(), args.query.clone().into());
     if !args.also.is_empty() {
@@ -362,25 +367,52 @@ fn hint(args: &SearchArgs, results: &search::Results, offset: usize) -> String {
     hint
 }
 
-/// The largest section the first hit of the ranking carries as `section_text`: a small one
-/// always ([`SEARCH_SMALL_SECTION_BYTES`]: reading it would cost more than its bytes), a
-/// larger one when the hit leads clearly and is then likely to answer.
-pub fn carry_limit(clear_lead: bool) -> usize {
-    if clear_lead {
-        SEARCH_SECTION_TEXT_BYTES
-    } else {
-        SEARCH_SMALL_SECTION_BYTES
-    }
+/// Which hits of a first page carry their section's text, from their section sizes in rank
+/// order: the first when its section is at most [`SEARCH_SECTION_TEXT_BYTES`], a later one
+/// when at most [`SEARCH_SMALL_SECTION_BYTES`], each only while the page's carried text stays
+/// within [`SEARCH_SECTION_TEXT_BYTES`]. A right first hit is read anyway (its bytes, an
+/// envelope and a turn), and an answering section ranked below it is usually a short
+/// sibling: carrying them saves calls at the same median bytes (the constants say how much).
+pub fn carried(section_sizes: &[u64]) -> Vec<bool> {
+    let mut left = SEARCH_SECTION_TEXT_BYTES as u64;
+    section_sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &size)| {
+            let most = if i == 0 {
+                SEARCH_SECTION_TEXT_BYTES
+            } else {
+                SEARCH_SMALL_SECTION_BYTES
+            };
+            let carry = size <= most as u64 && size <= left;
+            if carry {
+                left -= size;
+            }
+            carry
+        })
+        .collect()
 }
 
-/// A hit as the tool returns it, with its whole section too when that is at most `carry`
-/// bytes (0: never).
+/// Adds `section_text` to a hit made by [`hit_json`]: the whole section its `section_uri`
+/// names, verbatim.
+fn attach_section_text(index: &Index<'_>, hit: &Hit, json: &mut Value) -> Result<(), CatalogError> {
+    let document = index.document(hit.document);
+    let tables = index.tables(hit.document)?;
+    let section = match index.heading_path(hit, &tables).last() {
+        Some(h) => h.start as usize..h.end as usize,
+        None => 0..document.content.len.to_native() as usize,
+    };
+    let text = index.text_range(document, section)?;
+    json["section_text"] = text.into();
+    Ok(())
+}
+
+/// A hit as the tool returns it, without `section_text` ([`attach_section_text`]).
 fn hit_json(
     catalog: &Catalog,
     index: &Index<'_>,
     hit: &Hit,
     rank: usize,
-    carry: usize,
 ) -> Result<Value, CatalogError> {
     let document = index.document(hit.document);
     let tables = index.tables(hit.document)?;
@@ -431,10 +463,6 @@ fn hit_json(
         "score".into(),
         json!(((hit.score as f64) * 1000.0).round() / 1000.0),
     );
-    if section_size as usize <= carry {
-        let text = index.text_range(document, section.start as usize..section.end as usize)?;
-        out.insert("section_text".into(), text.into());
-    }
     Ok(Value::Object(out))
 }
 
@@ -691,10 +719,28 @@ mod tests {
     }
 
     #[test]
-    fn the_first_hit_carries_a_small_section_or_a_clear_leads_and_no_other_does() {
+    fn a_page_carries_the_first_section_up_to_the_budget_and_small_runners_up_within_it() {
+        let most = SEARCH_SECTION_TEXT_BYTES as u64;
+        let small = SEARCH_SMALL_SECTION_BYTES as u64;
+        for (sizes, expected) in [
+            (vec![], vec![]),
+            (vec![most, 1, 1], vec![true, false, false]),
+            (vec![most + 1, small, small], vec![false, true, true]),
+            (vec![100, small + 1, small], vec![true, false, true]),
+            // A runner-up that would overrun the page's budget is skipped, a smaller one
+            // after it still fits.
+            (vec![most - small + 1, small, 500], vec![true, false, true]),
+            (vec![0, 0, 0], vec![true, true, true]),
+            (vec![small; 6], vec![true, true, true, true, false, false]),
+        ] {
+            assert_eq!(carried(&sizes), expected, "{sizes:?}");
+        }
+    }
+
+    #[test]
+    fn hits_carry_their_whole_section_by_the_page_rule_and_later_pages_never() {
         let catalog = fixture();
-        let index = Index::from(&catalog);
-        let mut carried = [false; 2];
+        let mut seen = false;
         for (query, also) in [
             ("radio buttons", json!([])),
             ("entry API or_insert", json!([])),
@@ -711,52 +757,31 @@ mod tests {
         ] {
             let result = call(&catalog, &args(json!({"query": query, "also": also}))).unwrap();
             let hits = result["hits"].as_array().unwrap();
-            assert_eq!(hits.len(), SEARCH_DEFAULT_LIMIT.min(hits.len()));
+            let sizes: Vec<u64> = hits
+                .iter()
+                .map(|h| h["section_size"].as_u64().unwrap())
+                .collect();
+            for (hit, carry) in hits.iter().zip(carried(&sizes)) {
+                seen |= carry;
+                match hit.get("section_text") {
+                    Some(text) => {
+                        assert!(carry, "{query}: {hit:#}");
+                        // The whole section (a read of section_uri returns the same bytes:
+                        // cmd::tools' tests).
+                        let text = text.as_str().unwrap();
+                        assert_eq!(text.len() as u64, hit["section_size"].as_u64().unwrap());
+                        assert!(text.contains(hit["snippet"].as_str().unwrap()), "{query}");
+                    }
+                    None => assert!(!carry, "{query}: {hit:#}"),
+                }
+            }
+            // A later page never carries: its first hit is not the ranking's.
             let phrasings: Vec<&str> = also
                 .as_array()
                 .unwrap()
                 .iter()
                 .filter_map(Value::as_str)
                 .collect();
-            let lead = index
-                .search(&Request {
-                    query,
-                    kind: Kind::All,
-                    offset: 0,
-                    limit: 1,
-                    also: &phrasings,
-                })
-                .clear_lead;
-            let first = &hits[0];
-            let size = first["section_size"].as_u64().unwrap() as usize;
-            let carries =
-                size <= SEARCH_SMALL_SECTION_BYTES || (lead && size <= SEARCH_SECTION_TEXT_BYTES);
-            match first.get("section_text") {
-                Some(text) => {
-                    assert!(
-                        carries,
-                        "{query}: carried a {size}-byte section (lead: {lead})"
-                    );
-                    // The whole section (a read of section_uri returns the same bytes:
-                    // cmd::tools' tests).
-                    assert_eq!(
-                        text.as_str().unwrap().len() as u64,
-                        first["section_size"].as_u64().unwrap()
-                    );
-                    let snippet = first["snippet"].as_str().unwrap();
-                    assert!(text.as_str().unwrap().contains(snippet), "{query}");
-                }
-                None => assert!(
-                    !carries,
-                    "{query}: a {size}-byte section not carried (lead: {lead})"
-                ),
-            }
-            carried[usize::from(first.get("section_text").is_some())] = true;
-            assert!(
-                hits[1..].iter().all(|h| h.get("section_text").is_none()),
-                "{query}"
-            );
-            // A later page never carries: its first hit is not the ranking's.
             let later = call(&catalog, &args(json!({"query": query, "also": also, "limit": 1, "cursor": cursor::encode(&catalog, &listing(&SearchArgs { query: query.into(), kind: Kind::All, limit: 1, cursor: None, also: phrasings.iter().map(|p| p.to_string()).collect() }), 1)}))).unwrap();
             assert!(
                 later["hits"]
@@ -766,11 +791,11 @@ mod tests {
                     .all(|h| h.get("section_text").is_none())
             );
         }
-        assert!(carried[1], "the fixture's small sections are carried");
+        assert!(seen, "the fixture's small sections are carried");
     }
 
     #[test]
-    fn a_larger_section_is_carried_only_when_its_hit_leads_clearly() {
+    fn a_mid_sized_section_is_carried_first_and_not_as_a_runner_up() {
         let catalog = crate::search::tests::compile_fixture(|write| {
             let filler = |word: &str, n: usize| {
                 (0..n)
@@ -782,29 +807,25 @@ mod tests {
                 &format!(
                     "# Knobs\n\n## Tuning knobs\n\n{}## Other knobs\n\n{}## Gauges\n\n{}",
                     filler("knobs", 60),
-                    filler("knobs", 60),
-                    filler("calibrated gauges", 60)
+                    filler("knobs", 50),
+                    filler("calibrated gauges", 120)
                 ),
             );
         });
-        let index = Index::from(&catalog);
-        for (query, carried) in [("knobs", false), ("calibrated gauges", true)] {
-            let result = call(&catalog, &args(json!({"query": query}))).unwrap();
-            let first = &result["hits"][0];
-            let size = first["section_size"].as_u64().unwrap() as usize;
-            assert!((SEARCH_SMALL_SECTION_BYTES..=SEARCH_SECTION_TEXT_BYTES).contains(&size));
-            let lead = index
-                .search(&Request {
-                    query,
-                    kind: Kind::All,
-                    offset: 0,
-                    limit: 1,
-                    also: &[],
-                })
-                .clear_lead;
-            assert_eq!(lead, carried, "{query}");
-            assert_eq!(first.get("section_text").is_some(), carried, "{query}");
+        let result = call(&catalog, &args(json!({"query": "knobs"}))).unwrap();
+        let hits = result["hits"].as_array().unwrap();
+        assert!(hits.len() >= 2, "{result:#}");
+        for hit in &hits[..2] {
+            let size = hit["section_size"].as_u64().unwrap() as usize;
+            assert!((SEARCH_SMALL_SECTION_BYTES + 1..=SEARCH_SECTION_TEXT_BYTES).contains(&size));
         }
+        assert!(hits[0].get("section_text").is_some(), "{result:#}");
+        assert!(hits[1].get("section_text").is_none(), "{result:#}");
+        // Past the budget even a first hit that leads clearly carries nothing.
+        let result = call(&catalog, &args(json!({"query": "calibrated gauges"}))).unwrap();
+        let first = &result["hits"][0];
+        assert!(first["section_size"].as_u64().unwrap() as usize > SEARCH_SECTION_TEXT_BYTES);
+        assert!(first.get("section_text").is_none(), "{result:#}");
     }
 
     #[test]

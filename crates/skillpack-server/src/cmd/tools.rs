@@ -168,7 +168,7 @@ mod tests {
         let hit = &result["hits"][0];
         let text = hit["section_text"]
             .as_str()
-            .expect("radio buttons leads clearly");
+            .expect("the first hit's small section is carried");
         let read = run_ok(&catalog, TOOL_READ, json!({"uri": hit["section_uri"]}));
         assert_eq!(read["text"].as_str(), Some(text));
         assert_eq!(read["size"], hit["section_size"]);

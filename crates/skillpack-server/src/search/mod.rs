@@ -265,7 +265,7 @@ pub struct Results {
     /// The first hit of the ranking stands clearly above the rest: a query alone scores
     /// it at least [`CLEAR_LEAD_MARGIN`] times the second (or finds nothing else); fused
     /// phrasings ([`fuse`]) put it first in more than half of their rankings. Says nothing
-    /// about the order: a signal for how much of the first hit is worth showing.
+    /// about this ranking's order; a query's own clear lead is what fusion keeps first.
     pub clear_lead: bool,
 }
 
