@@ -158,6 +158,7 @@ fn set_param(params: &mut Params, setting: &str) -> Result<(), String> {
         "prefer_deeper" => params.prefer_deeper = one != 0.0,
         "vote_sections" => params.vote_sections = one != 0.0,
         "keep_code_winner" => params.keep_code_winner = one != 0.0,
+        "tree_vote" => params.tree_vote = one != 0.0,
         "passage_weights" => copy(&mut params.passage_weights, &values)?,
         "passage_b" => copy(&mut params.passage_b, &values)?,
         "doc_weights" => copy(&mut params.doc_weights, &values)?,

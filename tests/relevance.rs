@@ -280,9 +280,10 @@ struct Floors {
 /// (single query: R@1 0.85, R@3 0.95, MRR 0.90, section@3 0.90, MRR 0.05 over plain BM25)
 /// are not met. Fused section@1 (the first hit inside the answering section: an answer in
 /// one call) was 0.736 and 0.755 before issue 47 named a subsection over its parent and let
-/// phrasings vote for a document's section, 0.791 and 0.782 after; its floor is 0.76 (the
-/// issue's target is 0.85). Raise the floors to the targets once reached; never lower them
-/// to pass.
+/// phrasings vote for a document's section, 0.791 and 0.782 after, and 0.800 and 0.791
+/// once the phrasings voted down the outline (`Params::tree_vote`, chosen on the tuning
+/// split); its floor is 0.78 (the issue's target is 0.85). Raise the floors to the targets
+/// once reached; never lower them to pass.
 const FROZEN_FLOORS: Floors = Floors {
     recall1: 0.73,
     recall3: 0.86,
@@ -290,5 +291,5 @@ const FROZEN_FLOORS: Floors = Floors {
     section3: 0.77,
     mrr_over_bm25: 0.025,
     fused_mrr: 0.91,
-    fused_section1: 0.76,
+    fused_section1: 0.78,
 };

@@ -166,6 +166,15 @@ pub struct Params {
     /// its first hit need not lead by much to be the exact match. `false`: only a clear
     /// lead keeps the query's winner.
     pub keep_code_winner: bool,
+    /// With `vote_sections`, phrasings vote for the section down the document's outline
+    /// ([`fuse`]): from the whole document into the section that holds most of their first
+    /// hits in it (itself or under it), until none lies deeper. A phrasing that names a
+    /// section above another's does not vote against it, so a subsection refines its parent
+    /// (the query's clear winner too, within its own section), and two phrasings naming two
+    /// steps of one procedure outvote one that names another part of the page. `false`:
+    /// first hits are counted by section alone, and the query's clear winner keeps its
+    /// section as named.
+    pub tree_vote: bool,
 }
 
 impl Default for Params {
@@ -192,6 +201,7 @@ impl Default for Params {
             prefer_deeper: true,
             vote_sections: true,
             keep_code_winner: true,
+            tree_vote: true,
         }
     }
 }
