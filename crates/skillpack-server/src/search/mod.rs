@@ -616,14 +616,6 @@ impl<'a> Index<'a> {
         let postings_start = postings.as_ptr() as usize;
         let mut total = 0usize;
         let mut positions: Vec<Vec<u32>> = vec![Vec::new(); query.terms.len()];
-        // The most a hit of document `d` can score, from its terms' summaries: each term's
-        // largest frequency per field in any one of its passages, over the length factors
-        // of the document's shortest passage per field; the bonuses of the term pairs
-        // found in its text; a parent's share of as much; and the most the document score
-        // can add (title, name and description frequencies as stored, headings and text
-        // at most the largest in a passage times the passages that hold the term; a term
-        // without a summary at its idf, where BM25F saturates). Every score part grows
-        // with each frequency and shrinks with each length ([`prunes`]).
         // Per query, what the bound below needs per field and term, so that a document
         // costs multiplications and a few divisions rather than a division per field and
         // term: it is computed for every document the terms reach.
@@ -635,6 +627,14 @@ impl<'a> Index<'a> {
         });
         let document_norm: [(f32, f32); DOCUMENT_FIELDS] =
             std::array::from_fn(|f| (1.0 - params.doc_b[f], params.doc_b[f] / document_avg[f]));
+        // The most a hit of document `d` can score, from its terms' summaries: each term's
+        // largest frequency per field in any one of its passages, over the length factors
+        // of the document's shortest passage per field; the bonuses of the term pairs
+        // found in its text; a parent's share of as much; and the most the document score
+        // can add (title, name and description frequencies as stored, headings and text
+        // at most the largest in a passage times the passages that hold the term; a term
+        // without a summary at its idf, where BM25F saturates). Every score part grows
+        // with each frequency and shrinks with each length ([`prunes`]).
         let document_bound = |cursors: &[TermCursor<'_>], d: u32, stats: &ArchivedDocumentStats| {
             let end = stats.first_passage.to_native() + stats.passage_count.to_native();
             // Field weights over length factors, at the document's shortest passage.
