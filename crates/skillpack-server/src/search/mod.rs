@@ -428,26 +428,24 @@ fn prunes(query: &Query, params: &Params) -> bool {
 /// matching passage before it when every passage from that one to it shares the heading,
 /// or the chunk, of the passage before it (`heading_joins`, `chunk_joins`).
 fn count_masked(own: u64, heading_joins: u64, chunk_joins: u64) -> usize {
+    // Without a branch on whether a passage joins: which way it goes follows the text, so
+    // a branch there is mispredicted about as often as not, on every document counted.
     let mut count = 0;
-    let mut last: Option<u32> = None;
     let mut bits = own;
+    // Bits up to the matching passage before (none yet: no passage joins the first).
+    let mut below = 0u64;
+    let mut any = false;
     while bits != 0 {
         let p = bits.trailing_zeros();
         bits &= bits - 1;
-        let joined = last.is_some_and(|q| {
-            // Bits q+1..=p.
-            let upto = if p == 63 {
-                u64::MAX
-            } else {
-                (1u64 << (p + 1)) - 1
-            };
-            let between = upto & !((1u64 << (q + 1)) - 1);
-            heading_joins & between == between || chunk_joins & between == between
-        });
-        if !joined {
-            count += 1;
-        }
-        last = Some(p);
+        // Bits up to p (all of them for p = 63: the shift leaves 0).
+        let upto = (2u64 << p).wrapping_sub(1);
+        let between = upto & !below;
+        let joined =
+            any & ((heading_joins & between == between) | (chunk_joins & between == between));
+        count += usize::from(!joined);
+        below = upto;
+        any = true;
     }
     count
 }
@@ -628,6 +626,17 @@ impl<'a> Index<'a> {
         let postings_start = postings.as_ptr() as usize;
         let mut total = 0usize;
         let mut positions: Vec<Vec<u32>> = vec![Vec::new(); query.terms.len()];
+        // Per query, what the bound below needs per field and term, so that a document
+        // costs multiplications and a few divisions rather than a division per field and
+        // term: it is computed for every document the terms reach.
+        let passage_norm: [(f32, f32); PASSAGE_FIELDS] = std::array::from_fn(|f| {
+            (
+                1.0 - params.passage_b[f],
+                params.passage_b[f] / passage_avg[f],
+            )
+        });
+        let document_norm: [(f32, f32); DOCUMENT_FIELDS] =
+            std::array::from_fn(|f| (1.0 - params.doc_b[f], params.doc_b[f] / document_avg[f]));
         // The most a hit of document `d` can score, from its terms' summaries: each term's
         // largest frequency per field in any one of its passages, over the length factors
         // of the document's shortest passage per field; the bonuses of the term pairs
@@ -638,10 +647,19 @@ impl<'a> Index<'a> {
         // with each frequency and shrinks with each length ([`prunes`]).
         let document_bound = |cursors: &[TermCursor<'_>], d: u32, stats: &ArchivedDocumentStats| {
             let end = stats.first_passage.to_native() + stats.passage_count.to_native();
-            let norms: [f32; PASSAGE_FIELDS] = std::array::from_fn(|f| {
+            // Field weights over length factors, at the document's shortest passage.
+            let weighted: [f32; PASSAGE_FIELDS] = std::array::from_fn(|f| {
                 let len = stats.shortest[f].to_native() as f32;
-                (1.0 - params.passage_b[f] + params.passage_b[f] * len / passage_avg[f]).max(1e-3)
+                let (base, slope) = passage_norm[f];
+                params.passage_weights[f] / (base + slope * len).max(1e-3)
             });
+            let heading_norm = {
+                let len = stats.shortest[P_HEADING].to_native() as f32;
+                let (base, slope) = passage_norm[P_HEADING];
+                params.heading_bonus / (base + slope * len).max(1e-3)
+            };
+            // The document's own lengths, for the summarised terms' document score.
+            let mut document_weighted: Option<[f32; DOCUMENT_FIELDS]> = None;
             let mut passage_bound = 0.0;
             let mut document_bound = 0.0;
             let mut present = 0u32;
@@ -660,12 +678,12 @@ impl<'a> Index<'a> {
                     let most = &run.most;
                     let mut tf = 0.0;
                     for f in 0..PASSAGE_FIELDS {
-                        tf += params.passage_weights[f] * most[f] as f32 / norms[f];
+                        tf += most[f] as f32 * weighted[f];
                     }
-                    passage_bound += c.weight * c.passage_idf * tf / (params.k1 + tf);
+                    let scale = c.weight * c.passage_idf;
+                    passage_bound += scale * tf / (params.k1 + tf);
                     if most[P_HEADING] > 0 {
-                        passage_bound +=
-                            params.heading_bonus * c.weight * c.passage_idf / norms[P_HEADING];
+                        passage_bound += scale * heading_norm;
                     }
                     present |= u32::from(most[P_BODY] > 0) << i;
                     holding = holding.zip(run.own).map(|(all, own)| all | own);
@@ -691,13 +709,16 @@ impl<'a> Index<'a> {
                     frequencies[D_HEADINGS] = run.most[P_HEADING] as f32 * holding;
                     frequencies[D_BODY] = run.most[P_BODY] as f32 * holding;
                 }
+                let weights = document_weighted.get_or_insert_with(|| {
+                    std::array::from_fn(|f| {
+                        let len = stats.lengths[f].to_native() as f32;
+                        let (base, slope) = document_norm[f];
+                        params.doc_weights[f] / (base + slope * len).max(1e-3)
+                    })
+                });
                 let mut tf = 0.0;
                 for f in 0..DOCUMENT_FIELDS {
-                    if frequencies[f] > 0.0 {
-                        let len = stats.lengths[f].to_native() as f32;
-                        let norm = 1.0 - params.doc_b[f] + params.doc_b[f] * len / document_avg[f];
-                        tf += params.doc_weights[f] * frequencies[f] / norm.max(1e-3);
-                    }
+                    tf += frequencies[f] * weights[f];
                 }
                 document_bound += c.weight * c.document_idf * tf / (params.doc_k1 + tf);
             }
