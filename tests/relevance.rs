@@ -104,17 +104,7 @@ fn ranking_meets_its_targets() {
     for split in eval::SPLITS {
         let questions = load(split);
         let paraphrases = paraphrases_of(split);
-        let (single, _) =
-            eval::evaluate(&index, &baseline, &questions, &Params::default(), |_| {}).unwrap();
-        let (fused, plain) = eval::evaluate_fused(
-            &index,
-            &baseline,
-            &questions,
-            &paraphrases,
-            &Params::default(),
-            |_| {},
-        )
-        .unwrap();
+        let (single, fused, plain) = alone_and_fused(&index, &baseline, &questions, &paraphrases);
         eprintln!(
             "{}\n{}",
             fused.line(&format!("{split} / skillpack + also")),
@@ -297,17 +287,7 @@ fn generator_trees_keep_the_section_target() {
         assert!(problems.is_empty(), "{name}:\n{}", problems.join("\n"));
         let paraphrases =
             eval::load_paraphrases(&path.with_file_name(format!("{tree}-paraphrases.tsv")));
-        let (alone, _) =
-            eval::evaluate(&index, &baseline, &questions, &Params::default(), |_| {}).unwrap();
-        let (fused, _) = eval::evaluate_fused(
-            &index,
-            &baseline,
-            &questions,
-            &paraphrases,
-            &Params::default(),
-            |_| {},
-        )
-        .unwrap();
+        let (alone, fused, _) = alone_and_fused(&index, &baseline, &questions, &paraphrases);
         eprintln!("{}", fused.line(&format!("{tree} / skillpack + also")));
         total.merge(&fused);
         total_alone.merge(&alone);
@@ -323,6 +303,28 @@ fn generator_trees_keep_the_section_target() {
     assert!(total.section1() >= 0.85, "{line}");
     assert!(total.recall1() >= total_alone.recall1(), "{line}");
     assert!(total.recall3() >= total_alone.recall3(), "{line}");
+}
+
+/// The default ranking's scores for the questions alone and with their phrasings fused,
+/// and plain BM25's fused the same way.
+fn alone_and_fused(
+    index: &skillpack_server::search::Index<'_>,
+    baseline: &eval::Baseline,
+    questions: &[eval::Question],
+    paraphrases: &std::collections::HashMap<String, Vec<String>>,
+) -> (eval::Scores, eval::Scores, eval::Scores) {
+    let (alone, _) =
+        eval::evaluate(index, baseline, questions, &Params::default(), |_| {}).unwrap();
+    let (fused, plain) = eval::evaluate_fused(
+        index,
+        baseline,
+        questions,
+        paraphrases,
+        &Params::default(),
+        |_| {},
+    )
+    .unwrap();
+    (alone, fused, plain)
 }
 
 struct Floors {
