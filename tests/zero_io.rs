@@ -320,16 +320,7 @@ async fn a_full_http_session_touches_no_file_after_serving() {
         "only {requests} requests: the session did not cover the catalog"
     );
 
-    // Stop the server itself (strace's child) the way a supervisor does; strace exits with
-    // it, and the trace is complete.
-    let pid = child_of(server.pid()).expect("strace's child, the server");
-    let status = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .expect("run kill");
-    assert!(status.success());
-    let status = server.wait_exit(STEP).expect("the server exits on SIGTERM");
-    assert!(status.success(), "exit {status:?}\n{}", server.log());
+    stop_traced(&mut server);
 
     check(&read_trace(&path, serving_http), "/proc/self/task");
 }
@@ -432,14 +423,7 @@ async fn an_http_session_with_every_operator_option_touches_no_file_after_servin
         "no access log"
     );
 
-    let pid = child_of(server.pid()).expect("strace's child, the server");
-    let status = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .expect("run kill");
-    assert!(status.success());
-    let status = server.wait_exit(STEP).expect("the server exits on SIGTERM");
-    assert!(status.success(), "exit {status:?}\n{}", server.log());
+    stop_traced(&mut server);
 
     let trace = read_trace(&path, serving_http);
     assert!(
@@ -547,6 +531,19 @@ async fn hostile_http(addr: std::net::SocketAddr) -> usize {
 }
 
 /// The process whose parent is `parent` (strace's one child), from `/proc/*/stat`.
+/// Stops the server itself (strace's child) the way a supervisor does, with SIGTERM; strace
+/// exits with it, and the trace is complete.
+fn stop_traced(server: &mut HttpServer) {
+    let pid = child_of(server.pid()).expect("strace's child, the server");
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+    let status = server.wait_exit(STEP).expect("the server exits on SIGTERM");
+    assert!(status.success(), "exit {status:?}\n{}", server.log());
+}
+
 fn child_of(parent: u32) -> Option<u32> {
     std::fs::read_dir("/proc")
         .ok()?

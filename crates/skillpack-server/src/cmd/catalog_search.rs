@@ -10,6 +10,8 @@
 //! [`search`] is also what `skillpack search` prints ([`render_text`] for people) and what
 //! the `find-skill` prompt ranks with.
 
+use std::ops::Range;
+
 use rmcp::model::{JsonObject, Tool};
 use serde_json::{Map, Value, json};
 
@@ -287,7 +289,7 @@ pub fn search(catalog: &Catalog, args: &SearchArgs) -> Result<Value, CatalogErro
         .field("query", args.query.clone())
         .reason("`query` has no words to search for (only punctuation or symbols); pass a question or a few keywords"));
     }
-    let mut hits: Vec<Value> = results
+    let mut hits: Vec<(Value, Range<usize>)> = results
         .hits
         .iter()
         .enumerate()
@@ -296,14 +298,18 @@ pub fn search(catalog: &Catalog, args: &SearchArgs) -> Result<Value, CatalogErro
     if offset == 0 {
         let sizes: Vec<u64> = hits
             .iter()
-            .map(|hit| hit["section_size"].as_u64().unwrap_or(u64::MAX))
+            .map(|(_, section)| section.len() as u64)
             .collect();
-        for ((json, hit), carry) in hits.iter_mut().zip(&results.hits).zip(carried(&sizes)) {
+        for (((json, section), hit), carry) in
+            hits.iter_mut().zip(&results.hits).zip(carried(&sizes))
+        {
             if carry {
-                attach_section_text(&index, hit, json)?;
+                let document = index.document(hit.document);
+                json["section_text"] = index.text_range(document, section.clone())?.into();
             }
         }
     }
+    let hits: Vec<Value> = hits.into_iter().map(|(json, _)| json).collect();
     let mut out = Map::new();
     out.insert("query".into(), args.query.clone().into());
     if !args.also.is_empty() {
@@ -393,27 +399,14 @@ pub fn carried(section_sizes: &[u64]) -> Vec<bool> {
         .collect()
 }
 
-/// Adds `section_text` to a hit made by [`hit_json`]: the whole section its `section_uri`
-/// names, verbatim.
-fn attach_section_text(index: &Index<'_>, hit: &Hit, json: &mut Value) -> Result<(), CatalogError> {
-    let document = index.document(hit.document);
-    let tables = index.tables(hit.document)?;
-    let section = match index.heading_path(hit, &tables).last() {
-        Some(h) => h.start as usize..h.end as usize,
-        None => 0..document.content.len.to_native() as usize,
-    };
-    let text = index.text_range(document, section)?;
-    json["section_text"] = text.into();
-    Ok(())
-}
-
-/// A hit as the tool returns it, without `section_text` ([`attach_section_text`]).
+/// A hit as the tool returns it, without `section_text`, and the byte range of the section
+/// its `section_uri` names (what [`carried`] sizes and a carried hit quotes).
 fn hit_json(
     catalog: &Catalog,
     index: &Index<'_>,
     hit: &Hit,
     rank: usize,
-) -> Result<Value, CatalogError> {
+) -> Result<(Value, Range<usize>), CatalogError> {
     let document = index.document(hit.document);
     let tables = index.tables(hit.document)?;
     let chunk = &tables.chunks[hit.chunk as usize];
@@ -463,7 +456,10 @@ fn hit_json(
         "score".into(),
         json!(((hit.score as f64) * 1000.0).round() / 1000.0),
     );
-    Ok(Value::Object(out))
+    Ok((
+        Value::Object(out),
+        section.start as usize..section.end as usize,
+    ))
 }
 
 /// The text `content` that accompanies the structured result, for clients that show only

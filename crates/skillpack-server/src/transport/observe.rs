@@ -194,7 +194,8 @@ fn traceparent(context: &RequestContext<RoleServer>) -> Option<String> {
 
 /// One forwarding method of [`ServerHandler`]: the server's own, noted.
 macro_rules! noted {
-    ($name:ident, $method:literal, $params:ty, $result:ty) => {
+    ($(#[$attr:meta])* $name:ident, $method:literal, $params:ty, $result:ty) => {
+        $(#[$attr])*
         async fn $name(
             &self,
             request: $params,
@@ -321,21 +322,13 @@ impl ServerHandler for Observed {
         CompleteResult
     );
 
-    #[allow(deprecated)] // logging is deprecated (SEP-2577); the server still answers it
-    async fn set_level(
-        &self,
-        request: rmcp::model::SetLevelRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        let noting = context.clone();
-        self.noted(
-            &noting,
-            "logging/setLevel",
-            None,
-            self.server.set_level(request, context),
-        )
-        .await
-    }
+    noted!(
+        #[allow(deprecated)] // logging is deprecated (SEP-2577); the server still answers it
+        set_level,
+        "logging/setLevel",
+        rmcp::model::SetLevelRequestParams,
+        ()
+    );
 
     async fn on_custom_request(
         &self,

@@ -382,36 +382,15 @@ mod tests {
 
     #[test]
     fn key_sets_are_checked_at_start() {
+        let refused = |jwks: &str, source: &str| {
+            OAuth::new(jwks, source, "https://idp", "https://r/mcp", vec![], 60).unwrap_err()
+        };
         let oct = r#"{"keys":[{"kty":"oct","k":"c2VjcmV0"}]}"#;
-        let error = OAuth::new(
-            oct,
-            "SKILLPACK_OAUTH_JWKS",
-            "https://idp",
-            "https://r/mcp",
-            vec![],
-            60,
-        )
-        .unwrap_err();
+        let error = refused(oct, "SKILLPACK_OAUTH_JWKS");
         assert!(error.contains("symmetric"), "{error}");
-        let error = OAuth::new(
-            "{}",
-            "jwks.json",
-            "https://idp",
-            "https://r/mcp",
-            vec![],
-            60,
-        )
-        .unwrap_err();
+        let error = refused("{}", "jwks.json");
         assert!(error.contains("jwks.json"), "{error}");
-        let error = OAuth::new(
-            r#"{"keys":[]}"#,
-            "jwks.json",
-            "https://idp",
-            "https://r/mcp",
-            vec![],
-            60,
-        )
-        .unwrap_err();
+        let error = refused(r#"{"keys":[]}"#, "jwks.json");
         assert!(error.contains("no key"), "{error}");
     }
 }
