@@ -252,14 +252,16 @@ pub const SEARCH_DEFAULT_LIMIT: usize = 3;
 /// answered 71 of 104 questions in one call against 50 with the earlier rule (2 KiB, or
 /// 3.5 KiB on a clear lead), at about the same bytes read (search and read: median 5.3
 /// against 5.2 KB, p90 10.4 against 9.8 KB); held-out: 29 of 48 against 26, 6.0 against 5.8
-/// KB. Larger budgets called less but put the search answer alone further over 6 KB at p90
-/// (6 KiB, replayed: 7.0 KB against 6.2 KB).
+/// KB; with the phrasings' vote down the outline, 76 of 104. A 6 KiB page answered more
+/// (88, replayed by `benches/trials/experiments/page_budgets.py`) but put the search answer
+/// alone at 7.3 KB at p90, against 6.2.
 pub const SEARCH_SECTION_TEXT_BYTES: usize = 4096;
 /// A hit after the first carries its section's text when the section is at most this many
 /// bytes and fits in what is left of the page's [`SEARCH_SECTION_TEXT_BYTES`]: when the
 /// answering section ranks second or third it is usually a short sibling of the first, and
-/// carrying it spares the agent a call for a few hundred bytes. On the tuning split 1 KiB
-/// took one call from 61% to 68% (512 bytes: 64%; 2 KiB: 68% again, with more bytes read).
+/// carrying it spares the agent a call for a few hundred bytes. On the tuning split
+/// (replayed, as above) 1 KiB took one call from 68 to 76 of 104 (512 bytes: 71; 2 KiB: 76
+/// again, with more bytes read).
 pub const SEARCH_SMALL_SECTION_BYTES: usize = 1024;
 pub const SEARCH_MAX_LIMIT: usize = 50;
 /// Longer queries are refused (the engine cuts at this many bytes).
