@@ -777,7 +777,7 @@ pub struct SearchIndex {
     pub document_avg_len: [f32; DOCUMENT_FIELDS],
     /// The parameters the document summaries' impacts were computed under
     /// ([`crate::postings::IMPACT_PARAMS`]); a search under others does not use them.
-    pub impact_params: [f32; 8],
+    pub impact_params: [f32; crate::postings::IMPACT_PARAM_COUNT],
 }
 
 #[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -32,7 +32,9 @@
 //!   passages the run holds in any field (a varint from the run's first passage, as the
 //!   mask), and one byte per such passage, its *impact*: what the term's BM25F and heading
 //!   bonus give that passage under [`IMPACT_PARAMS`], over the term's weight and idf, in
-//!   64ths rounded up ([`impact`]; 255: too large to say).
+//!   64ths rounded up ([`impact`]; 255: too large to say); then the largest of them, and
+//!   the term's document score (BM25F over the document's fields, over weight and idf) in
+//!   the same 64ths ([`document_impact`]).
 //! - **Dictionary**: terms sorted by bytes, in blocks of [`TERM_BLOCK`] ([`DictionaryWriter`],
 //!   [`find`]). A term is its shared prefix and suffix lengths (a nibble each when both are
 //!   below 15, else `0xff` and two varints; the first of a block shares nothing), the
@@ -52,8 +54,9 @@ use std::ops::Range;
 /// The version of these formats: bumped whenever the bytes a compiler writes for the search
 /// index change meaning, so that an index saved by another version (`examples/
 /// search_latency --save`) is refused rather than misread. (A baked catalog is always read
-/// by the binary that compiled it.) 2: summaries carry impacts.
-pub const INDEX_FORMAT: u32 = 2;
+/// by the binary that compiled it.) 2: summaries carry impacts; 3: and the best of them and
+/// a document score.
+pub const INDEX_FORMAT: u32 = 3;
 
 /// Fields of a passage, scored together with BM25F.
 pub const PASSAGE_FIELDS: usize = 3;
@@ -343,8 +346,14 @@ pub const MASK_PASSAGES: u32 = 64;
 /// The ranking parameters the summaries' impacts are computed under, kept in the index
 /// ([`crate::model::SearchIndex::impact_params`]) so that a search under other parameters
 /// knows not to use them: `k1`, the passage field weights, their length factors, the
-/// heading bonus (the search's `Params::default`; a test keeps the two together).
-pub const IMPACT_PARAMS: [f32; 8] = [1.2, 3.0, 1.0, 1.0, 0.3, 0.3, 0.5, 1.0];
+/// heading bonus; then `doc_k1`, the document field weights and their length factors (the
+/// search's `Params::default`; a test keeps the two together).
+pub const IMPACT_PARAMS: [f32; IMPACT_PARAM_COUNT] = [
+    1.2, 3.0, 1.0, 1.0, 0.3, 0.3, 0.5, 1.0, // passages
+    1.2, 4.0, 2.0, 3.0, 1.5, 1.0, 0.3, 0.3, 0.5, 0.5, 0.75, // documents
+];
+
+pub const IMPACT_PARAM_COUNT: usize = 19;
 
 /// Impacts are stored in 64ths.
 pub const IMPACT_SCALE: f32 = 64.0;
@@ -358,7 +367,7 @@ pub const IMPACT_SCALE: f32 = 64.0;
 pub fn impact(
     tf: &[u32; PASSAGE_FIELDS],
     lengths: &[u32; PASSAGE_FIELDS],
-    params: &[f32; 8],
+    params: &[f32; IMPACT_PARAM_COUNT],
     avg: &[f32; PASSAGE_FIELDS],
 ) -> u8 {
     let (k1, weights, b, heading_bonus) = (
@@ -378,12 +387,38 @@ pub fn impact(
     if tf[P_HEADING] > 0 {
         score += heading_bonus / norm(P_HEADING);
     }
+    to_impact(score)
+}
+
+/// A score over weight and idf in 64ths, rounded up with a margin; 255 when it does not fit.
+fn to_impact(score: f32) -> u8 {
     let scaled = (score * IMPACT_SCALE + 0.01).ceil();
     if (0.0..255.0).contains(&scaled) {
         scaled as u8
     } else {
         255
     }
+}
+
+/// A term's document score byte ([`impact`]) for its frequencies `tf` in a document of
+/// field lengths `lengths`: the search's `tf / (doc_k1 + tf)` of the weighted frequencies,
+/// under `params` and the index's average document lengths `avg`.
+pub fn document_impact(
+    tf: &[u32; DOCUMENT_FIELDS],
+    lengths: &[u32; DOCUMENT_FIELDS],
+    params: &[f32; IMPACT_PARAM_COUNT],
+    avg: &[f32; DOCUMENT_FIELDS],
+) -> u8 {
+    let k1 = params[8];
+    let mut weighted = 0.0;
+    for f in 0..DOCUMENT_FIELDS {
+        if tf[f] > 0 {
+            let (weight, b) = (params[9 + f], params[14 + f]);
+            let norm = 1.0 - b + b * lengths[f] as f32 / avg[f];
+            weighted += weight * tf[f] as f32 / norm.max(1e-3);
+        }
+    }
+    to_impact(weighted / (k1 + weighted))
 }
 
 /// What a term's passage list holds for one document, without its entries.
@@ -405,6 +440,10 @@ pub struct Summary {
     /// bytes ([`SummaryCursor::impacts`]).
     pub any: u64,
     pub impacts: u32,
+    /// With `own`: the largest of the impacts, and the term's document score byte
+    /// ([`document_impact`]).
+    pub best: u8,
+    pub document_score: u8,
 }
 
 /// Append a summary entry, `delta` from the previous entry's document; `impacts` (one per
@@ -444,6 +483,8 @@ pub fn write_summary(out: &mut Vec<u8>, delta: u32, summary: &Summary, impacts: 
     if summary.own.is_some() {
         write_varint(out, summary.any >> summary.first.min(63));
         out.extend_from_slice(impacts);
+        out.push(summary.best);
+        out.push(summary.document_score);
     }
 }
 
@@ -515,16 +556,16 @@ impl Iterator for SummaryCursor<'_> {
             let byte = u32::from(byte);
             [byte & 3, byte >> 2 & 3, byte >> 4]
         };
-        let (mut any, mut impacts) = (0, 0);
+        let (mut any, mut impacts, mut best, mut document_score) = (0, 0, 0, 0);
         if own.is_some() {
             any = read_varint(data, &mut self.at)?
                 .checked_shl(first.min(63))
                 .unwrap_or(0);
             impacts = self.at as u32;
             self.at = self.at.checked_add(any.count_ones() as usize)?;
-            if self.at > data.len() {
-                return None;
-            }
+            let [b, s] = *data.get(self.at..)?.first_chunk::<2>()?;
+            (best, document_score) = (b, s);
+            self.at += 2;
         }
         self.last = self.last.wrapping_add(delta);
         Some(Summary {
@@ -535,6 +576,8 @@ impl Iterator for SummaryCursor<'_> {
             most,
             any,
             impacts,
+            best,
+            document_score,
         })
     }
 }
@@ -993,6 +1036,8 @@ mod tests {
                 most: [1, 0, 4],
                 any: 0b11011,
                 impacts: 0,
+                best: 4,
+                document_score: 9,
             },
             Summary {
                 document: 3000,
@@ -1002,6 +1047,8 @@ mod tests {
                 most: [3, 1, 200],
                 any: 0,
                 impacts: 0,
+                best: 0,
+                document_score: 0,
             },
             Summary {
                 document: 3001,
@@ -1011,6 +1058,8 @@ mod tests {
                 most: [2, 2, 14],
                 any: u64::MAX << 2,
                 impacts: 0,
+                best: 61,
+                document_score: 255,
             },
         ];
         let impacts: [Vec<u8>; 3] = [vec![1, 2, 3, 4], vec![], (0..62).collect()];

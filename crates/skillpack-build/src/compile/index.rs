@@ -41,22 +41,48 @@ struct TermBuild {
 /// list: the impacts need the index's average lengths, known once every passage is.
 fn summarise(
     list: &[u8],
+    document_list: &[u8],
     passages: &[Passage],
     stats: &[DocumentStats],
     avg: &[f32; PASSAGE_FIELDS],
+    document_avg: &[f32; DOCUMENT_FIELDS],
 ) -> Vec<u8> {
     let mut out = Vec::new();
     let mut last = 0;
     let mut run: Option<(postings::Summary, usize)> = None;
     let mut impacts = Vec::new();
-    let mut finish = |run: Option<(postings::Summary, usize)>, end: usize, impacts: &[u8]| {
+    // The document frequencies the search scores a document by: its title, name and
+    // description as the document list holds them, its headings and text summed over the
+    // passage entries, as the search sums them.
+    let mut fields = postings::DocumentCursor::new(document_list).peekable();
+    let mut frequencies = [0u32; DOCUMENT_FIELDS];
+    let mut finish = |run: Option<(postings::Summary, usize)>,
+                      end: usize,
+                      impacts: &[u8],
+                      frequencies: &[u32; DOCUMENT_FIELDS]| {
         let Some((mut summary, start)) = run else {
             return;
         };
         summary.bytes = (end - start) as u32;
-        if !maskable(&stats[summary.document as usize]) {
+        let document = &stats[summary.document as usize];
+        if !maskable(document) {
             summary.own = None;
         }
+        let mut frequencies = *frequencies;
+        while let Some(entry) = fields.next_if(|e| e.document <= summary.document) {
+            if entry.document == summary.document {
+                for f in [D_TITLE, D_NAME, D_DESCRIPTION] {
+                    frequencies[f] = entry.tf[f];
+                }
+            }
+        }
+        summary.best = impacts.iter().copied().max().unwrap_or(0);
+        summary.document_score = postings::document_impact(
+            &frequencies,
+            &document.lengths,
+            &postings::IMPACT_PARAMS,
+            document_avg,
+        );
         postings::write_summary(&mut out, summary.document - last, &summary, impacts);
         last = summary.document;
     };
@@ -70,8 +96,9 @@ fn summarise(
             .as_ref()
             .is_none_or(|(summary, _)| summary.document != d)
         {
-            finish(run.take(), start, &impacts);
+            finish(run.take(), start, &impacts, &frequencies);
             impacts.clear();
+            frequencies = [0; DOCUMENT_FIELDS];
             run = Some((
                 postings::Summary {
                     document: d,
@@ -100,9 +127,13 @@ fn summarise(
                 *most = (*most).max(tf);
             }
         }
+        frequencies[D_BODY] += entry.tf[P_BODY];
+        if passage.opens_section {
+            frequencies[D_HEADINGS] += entry.tf[P_HEADING];
+        }
         start = cursor.position();
     }
-    finish(run.take(), start, &impacts);
+    finish(run.take(), start, &impacts, &frequencies);
     out
 }
 
@@ -307,12 +338,20 @@ pub fn build(
         }
     };
     let passage_avg_len = passage_total.map(|t| average(t, passages.len()));
+    let document_avg_len = document_total.map(|t| average(t, documents.len()));
     let mut sorted: Vec<(String, TermBuild)> = terms.into_iter().collect();
     sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let mut dictionary = postings::DictionaryWriter::default();
     for (text, build) in sorted {
         let summary = if build.entries >= postings::SUMMARY_MIN_ENTRIES {
-            summarise(&build.passage_postings, &passages, &stats, &passage_avg_len)
+            summarise(
+                &build.passage_postings,
+                &build.document_postings,
+                &passages,
+                &stats,
+                &passage_avg_len,
+                &document_avg_len,
+            )
         } else {
             Vec::new()
         };
@@ -340,7 +379,7 @@ pub fn build(
         token_starts,
         passage_avg_len,
         impact_params: postings::IMPACT_PARAMS,
-        document_avg_len: document_total.map(|t| average(t, documents.len())),
+        document_avg_len,
         passages: crate::model::PassageTable::new(&passages),
         documents: stats,
     }

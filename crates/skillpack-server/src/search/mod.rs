@@ -629,6 +629,16 @@ impl<'a> Index<'a> {
         });
         let document_norm: [(f32, f32); DOCUMENT_FIELDS] =
             std::array::from_fn(|f| (1.0 - params.doc_b[f], params.doc_b[f] / document_avg[f]));
+        // The summaries' impacts hold for the parameters they were computed under.
+        let ip = index.impact_params.map(|v| v.to_native());
+        let impacts = pruning
+            && params.k1 == ip[0]
+            && params.passage_weights == [ip[1], ip[2], ip[3]]
+            && params.passage_b == [ip[4], ip[5], ip[6]]
+            && params.heading_bonus == ip[7]
+            && params.doc_k1 == ip[8]
+            && params.doc_weights == [ip[9], ip[10], ip[11], ip[12], ip[13]]
+            && params.doc_b == [ip[14], ip[15], ip[16], ip[17], ip[18]];
         // The most a hit of document `d` can score, from its terms' summaries: each term's
         // largest frequency per field in any one of its passages, over the length factors
         // of the document's shortest passage per field; the bonuses of the term pairs
@@ -639,17 +649,23 @@ impl<'a> Index<'a> {
         // with each frequency and shrinks with each length ([`prunes`]).
         let document_bound = |cursors: &[TermCursor<'_>], d: u32, stats: &ArchivedDocumentStats| {
             let end = stats.first_passage.to_native() + stats.passage_count.to_native();
-            // Field weights over length factors, at the document's shortest passage.
-            let weighted: [f32; PASSAGE_FIELDS] = std::array::from_fn(|f| {
-                let len = stats.shortest[f].to_native() as f32;
-                let (base, slope) = passage_norm[f];
-                params.passage_weights[f] / (base + slope * len).max(1e-3)
-            });
-            let heading_norm = {
+            // Field weights over length factors, at the document's shortest passage, and
+            // the heading bonus over its length factor: only for a term without impacts
+            // here (four divisions, for every document the terms reach).
+            let shortest = || -> ([f32; PASSAGE_FIELDS], f32) {
+                let weighted = std::array::from_fn(|f| {
+                    let len = stats.shortest[f].to_native() as f32;
+                    let (base, slope) = passage_norm[f];
+                    params.passage_weights[f] / (base + slope * len).max(1e-3)
+                });
                 let len = stats.shortest[P_HEADING].to_native() as f32;
                 let (base, slope) = passage_norm[P_HEADING];
-                params.heading_bonus / (base + slope * len).max(1e-3)
+                (
+                    weighted,
+                    params.heading_bonus / (base + slope * len).max(1e-3),
+                )
             };
+            let mut at_shortest: Option<([f32; PASSAGE_FIELDS], f32)> = None;
             // The document's own lengths, for the summarised terms' document score.
             let mut document_weighted: Option<[f32; DOCUMENT_FIELDS]> = None;
             let mut passage_bound = 0.0;
@@ -666,8 +682,22 @@ impl<'a> Index<'a> {
                 } else {
                     c.passage.is_some_and(|e| e.passage < end)
                 };
+                // With impacts, the term's best passage and its document score are stored
+                // under these parameters: no division. (The bytes hold for a document the
+                // term's passages reach; title, name and description are in them.)
+                if let Some(run) = run.filter(|r| {
+                    impacts && r.own.is_some() && r.best < u8::MAX && r.document_score < u8::MAX
+                }) {
+                    passage_bound += c.weight * c.passage_idf * f32::from(run.best) / IMPACT_SCALE;
+                    document_bound +=
+                        c.weight * c.document_idf * f32::from(run.document_score) / IMPACT_SCALE;
+                    present |= u32::from(run.most[P_BODY] > 0) << i;
+                    holding = holding.zip(run.own).map(|(all, own)| all | own);
+                    continue;
+                }
                 if let Some(run) = run {
                     let most = &run.most;
+                    let (weighted, heading_norm) = *at_shortest.get_or_insert_with(shortest);
                     let mut tf = 0.0;
                     for f in 0..PASSAGE_FIELDS {
                         tf += most[f] as f32 * weighted[f];
@@ -730,13 +760,6 @@ impl<'a> Index<'a> {
                 params.doc_weight * document_bound,
             )
         };
-        // The summaries' impacts hold for the parameters they were computed under.
-        let ip = index.impact_params.map(|v| v.to_native());
-        let impacts = pruning
-            && params.k1 == ip[0]
-            && params.passage_weights == [ip[1], ip[2], ip[3]]
-            && params.passage_b == [ip[4], ip[5], ip[6]]
-            && params.heading_bonus == ip[7];
         // A second, tighter bound for a document that passes the first: per passage that
         // holds a query term, what its terms' impacts and the bonuses of the pairs it holds
         // give, at the best such passage, rather than each term at its best passage. The

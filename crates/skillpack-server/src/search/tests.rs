@@ -1083,9 +1083,31 @@ fn impacts_are_for_the_default_parameters() {
     let p = Params::default();
     let [w0, w1, w2] = p.passage_weights;
     let [b0, b1, b2] = p.passage_b;
+    let [d0, d1, d2, d3, d4] = p.doc_weights;
+    let [c0, c1, c2, c3, c4] = p.doc_b;
     assert_eq!(
         crate::postings::IMPACT_PARAMS,
-        [p.k1, w0, w1, w2, b0, b1, b2, p.heading_bonus]
+        [
+            p.k1,
+            w0,
+            w1,
+            w2,
+            b0,
+            b1,
+            b2,
+            p.heading_bonus,
+            p.doc_k1,
+            d0,
+            d1,
+            d2,
+            d3,
+            d4,
+            c0,
+            c1,
+            c2,
+            c3,
+            c4
+        ]
     );
     let catalog = summarised_fixture();
     let index = Index::from(&catalog);
