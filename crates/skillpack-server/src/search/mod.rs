@@ -39,7 +39,12 @@
 //! it (a bit mask). Such a term's cursor walks its summary rather than its entries, and a
 //! document is first bounded from its terms' summaries, the document's shortest passages
 //! and its title, name and description frequencies, with `Params` at query time
-//! ([`prunes`] says when the bound holds). A document that cannot reach the threshold is
+//! ([`prunes`] says when the bound holds). Under the parameters the index's *impacts* were
+//! computed for (`Params::default`), a summary also gives each passage's score for the
+//! term, its best one and the term's document score (rounded up), so the bound needs no
+//! division, and a document that passes it is bounded again passage by passage: the terms
+//! each passage holds and the bonuses of their pairs, at the best passage, rather than
+//! each term at its own best. A document that cannot reach the threshold is
 //! only counted: its hits (`total`) follow from the masks of its terms' passages and the
 //! document's section and chunk joins ([`count_masked`]), and its entries are never read.
 //! Only the documents that could make the page are read entry by entry, as a term without a
