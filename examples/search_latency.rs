@@ -96,17 +96,35 @@ fn thread_cpu_nanos() -> u128 {
     now.tv_sec as u128 * 1_000_000_000 + now.tv_nsec as u128
 }
 
-/// The archive and content blob `--save` wrote, read back: the bytes this same build
-/// wrote, so they are read in place as the baked ones are.
+/// What `--save` writes next to the archive: the index format it was compiled in.
+fn format_tag() -> String {
+    format!(
+        "skillpack search index format {}\n",
+        skillpack_server::postings::INDEX_FORMAT
+    )
+}
+
+/// The archive and content blob `--save` wrote, read back (refused when saved in another
+/// index format, or when it does not validate), then read in place as the baked ones are.
 fn load(dir: &std::path::Path) -> Result<Catalog, String> {
     let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
+    let format = std::fs::read_to_string(dir.join("format")).unwrap_or_default();
+    if format != format_tag() {
+        return Err(format!(
+            "saved in another index format ({:?}, this build reads {:?}): save it again",
+            format.trim(),
+            format_tag().trim()
+        ));
+    }
     let archive = read("catalog.bin")?;
     let mut aligned = rkyv::util::AlignedVec::<16>::with_capacity(archive.len());
     aligned.extend_from_slice(&archive);
     let archive: &'static [u8] = Box::leak(Box::new(aligned)).as_slice();
+    rkyv::access::<skillpack_server::model::ArchivedCatalog, rkyv::rancor::Error>(archive)
+        .map_err(|error| format!("catalog.bin does not validate: {error}"))?;
     let content: &'static [u8] = read("content.bin")?.leak();
     let dictionary: &'static Dictionary = Box::leak(Box::default());
-    // SAFETY: `--save` of this example, built from the same `skillpack-build`, wrote both.
+    // SAFETY: validated above, and `--save` of this format wrote both.
     Ok(unsafe { Catalog::from_baked(archive, content, dictionary, "saved") })
 }
 
@@ -157,7 +175,8 @@ fn main() -> ExitCode {
             };
             let written = std::fs::create_dir_all(dir)
                 .and_then(|()| std::fs::write(dir.join("catalog.bin"), output.catalog_bytes()))
-                .and_then(|()| std::fs::write(dir.join("content.bin"), &output.content));
+                .and_then(|()| std::fs::write(dir.join("content.bin"), &output.content))
+                .and_then(|()| std::fs::write(dir.join("format"), format_tag()));
             if let Err(error) = written {
                 eprintln!("search_latency: {}: {error}", dir.display());
                 return ExitCode::FAILURE;

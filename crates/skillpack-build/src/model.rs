@@ -775,6 +775,9 @@ pub struct SearchIndex {
     /// Average field lengths in tokens, for BM25 length normalisation.
     pub passage_avg_len: [f32; PASSAGE_FIELDS],
     pub document_avg_len: [f32; DOCUMENT_FIELDS],
+    /// The parameters the document summaries' impacts were computed under
+    /// ([`crate::postings::IMPACT_PARAMS`]); a search under others does not use them.
+    pub impact_params: [f32; crate::postings::IMPACT_PARAM_COUNT],
 }
 
 #[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq)]

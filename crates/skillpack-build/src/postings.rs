@@ -28,7 +28,13 @@
 //!   written for documents of at most 64 passages whose sections and chunks are each one
 //!   run, see `DocumentStats::heading_joins`), then the term's largest frequency in any one
 //!   passage per field, as one byte `heading | context << 2 | body << 4` when each fits
-//!   (below 3, 3 and 15), else `0xff` and three varints.
+//!   (below 3, 3 and 15), else `0xff` and three varints. With a mask, then: which
+//!   passages the run holds in any field (a varint from the run's first passage, as the
+//!   mask), and one byte per such passage, its *impact*: what the term's BM25F and heading
+//!   bonus give that passage under [`IMPACT_PARAMS`], over the term's weight and idf, in
+//!   64ths rounded up ([`impact`]; 255: too large to say); then the largest of them, and
+//!   the term's document score (BM25F over the document's fields, over weight and idf) in
+//!   the same 64ths ([`document_impact`]).
 //! - **Dictionary**: terms sorted by bytes, in blocks of [`TERM_BLOCK`] ([`DictionaryWriter`],
 //!   [`find`]). A term is its shared prefix and suffix lengths (a nibble each when both are
 //!   below 15, else `0xff` and two varints; the first of a block shares nothing), the
@@ -44,6 +50,13 @@
 //! Decoding never panics: truncated or damaged data simply ends a list.
 
 use std::ops::Range;
+
+/// The version of these formats: bumped whenever the bytes a compiler writes for the search
+/// index change meaning, so that an index saved by another version (`examples/
+/// search_latency --save`) is refused rather than misread. (A baked catalog is always read
+/// by the binary that compiled it.) 2: summaries carry impacts; 3: and the best of them and
+/// a document score.
+pub const INDEX_FORMAT: u32 = 3;
 
 /// Fields of a passage, scored together with BM25F.
 pub const PASSAGE_FIELDS: usize = 3;
@@ -220,6 +233,11 @@ impl<'a> PassageCursor<'a> {
 }
 
 impl<'a> PassageCursor<'a> {
+    /// Where the next entry starts in the list.
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
     /// A cursor on the list `data` at byte `at`, where an entry for `passage` starts (a
     /// [`Summary`] says where a document's run starts and its first passage): its delta
     /// from the entry before, which was not read, is peeked and discounted.
@@ -325,6 +343,84 @@ pub const SUMMARY_MIN_ENTRIES: u32 = 256;
 /// Documents of at most this many passages can have their passages as a bit mask.
 pub const MASK_PASSAGES: u32 = 64;
 
+/// The ranking parameters the summaries' impacts are computed under, kept in the index
+/// ([`crate::model::SearchIndex::impact_params`]) so that a search under other parameters
+/// knows not to use them: `k1`, the passage field weights, their length factors, the
+/// heading bonus; then `doc_k1`, the document field weights and their length factors (the
+/// search's `Params::default`; a test keeps the two together).
+pub const IMPACT_PARAMS: [f32; IMPACT_PARAM_COUNT] = [
+    1.2, 3.0, 1.0, 1.0, 0.3, 0.3, 0.5, 1.0, // passages
+    1.2, 4.0, 2.0, 3.0, 1.5, 1.0, 0.3, 0.3, 0.5, 0.5, 0.75, // documents
+];
+
+pub const IMPACT_PARAM_COUNT: usize = 19;
+
+/// Impacts are stored in 64ths.
+pub const IMPACT_SCALE: f32 = 64.0;
+
+/// A passage's impact byte for a term with frequencies `tf` in a passage of field lengths
+/// `lengths`, under `params` (as [`IMPACT_PARAMS`]) and the index's average lengths `avg`:
+/// the search's passage score of the term (`tf / (k1 + tf)` of the weighted frequencies,
+/// plus the heading bonus over the heading's length factor when the heading holds it), in
+/// 64ths, rounded up with a margin so that float rounding in another order stays below
+/// it; 255 when it does not fit (read as no bound at all).
+pub fn impact(
+    tf: &[u32; PASSAGE_FIELDS],
+    lengths: &[u32; PASSAGE_FIELDS],
+    params: &[f32; IMPACT_PARAM_COUNT],
+    avg: &[f32; PASSAGE_FIELDS],
+) -> u8 {
+    let (k1, weights, b, heading_bonus) = (
+        params[0],
+        [params[1], params[2], params[3]],
+        [params[4], params[5], params[6]],
+        params[7],
+    );
+    let norm = |f: usize| (1.0 - b[f] + b[f] * lengths[f] as f32 / avg[f]).max(1e-3);
+    let mut weighted = 0.0;
+    for f in 0..PASSAGE_FIELDS {
+        if tf[f] > 0 {
+            weighted += weights[f] * tf[f] as f32 / norm(f);
+        }
+    }
+    let mut score = weighted / (k1 + weighted);
+    if tf[P_HEADING] > 0 {
+        score += heading_bonus / norm(P_HEADING);
+    }
+    to_impact(score)
+}
+
+/// A score over weight and idf in 64ths, rounded up with a margin; 255 when it does not fit.
+fn to_impact(score: f32) -> u8 {
+    let scaled = (score * IMPACT_SCALE + 0.01).ceil();
+    if (0.0..255.0).contains(&scaled) {
+        scaled as u8
+    } else {
+        255
+    }
+}
+
+/// A term's document score byte ([`impact`]) for its frequencies `tf` in a document of
+/// field lengths `lengths`: the search's `tf / (doc_k1 + tf)` of the weighted frequencies,
+/// under `params` and the index's average document lengths `avg`.
+pub fn document_impact(
+    tf: &[u32; DOCUMENT_FIELDS],
+    lengths: &[u32; DOCUMENT_FIELDS],
+    params: &[f32; IMPACT_PARAM_COUNT],
+    avg: &[f32; DOCUMENT_FIELDS],
+) -> u8 {
+    let k1 = params[8];
+    let mut weighted = 0.0;
+    for f in 0..DOCUMENT_FIELDS {
+        if tf[f] > 0 {
+            let (weight, b) = (params[9 + f], params[14 + f]);
+            let norm = 1.0 - b + b * lengths[f] as f32 / avg[f];
+            weighted += weight * tf[f] as f32 / norm.max(1e-3);
+        }
+    }
+    to_impact(weighted / (k1 + weighted))
+}
+
 /// What a term's passage list holds for one document, without its entries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Summary {
@@ -339,10 +435,21 @@ pub struct Summary {
     pub own: Option<u64>,
     /// The term's largest frequency in any one passage of the run, per passage field.
     pub most: [u32; PASSAGE_FIELDS],
+    /// With `own`: bit `i`, passage `first_passage + i` has an entry (any field), and its
+    /// impact is byte number (the bits below `i` in `any`) from `impacts` in the summary's
+    /// bytes ([`SummaryCursor::impacts`]).
+    pub any: u64,
+    pub impacts: u32,
+    /// With `own`: the largest of the impacts, and the term's document score byte
+    /// ([`document_impact`]).
+    pub best: u8,
+    pub document_score: u8,
 }
 
-/// Append a summary entry, `delta` from the previous entry's document.
-pub fn write_summary(out: &mut Vec<u8>, delta: u32, summary: &Summary) {
+/// Append a summary entry, `delta` from the previous entry's document; `impacts` (one per
+/// bit of `summary.any`) are written when it has a mask (`summary.impacts` is not read).
+pub fn write_summary(out: &mut Vec<u8>, delta: u32, summary: &Summary, impacts: &[u8]) {
+    debug_assert!(summary.own.is_none() || impacts.len() == summary.any.count_ones() as usize);
     // Common terms have an entry for nearly every document, mostly from its first passage
     // on: a flag each says so, in the varint that holds the byte length.
     let next = delta == 1;
@@ -373,6 +480,12 @@ pub fn write_summary(out: &mut Vec<u8>, delta: u32, summary: &Summary) {
             write_varint(out, u64::from(n));
         }
     }
+    if summary.own.is_some() {
+        write_varint(out, summary.any >> summary.first.min(63));
+        out.extend_from_slice(impacts);
+        out.push(summary.best);
+        out.push(summary.document_score);
+    }
 }
 
 /// Walks a term's document summary.
@@ -390,6 +503,17 @@ impl<'a> SummaryCursor<'a> {
             at: 0,
             last: 0,
         }
+    }
+}
+
+impl<'a> SummaryCursor<'a> {
+    /// The impacts of an entry this cursor returned, one per bit of its `any` (empty
+    /// without a mask, or when the data ends early).
+    #[inline(always)]
+    pub fn impacts(&self, summary: &Summary) -> &'a [u8] {
+        let start = summary.impacts as usize;
+        let n = summary.any.count_ones() as usize;
+        self.data.get(start..start + n).unwrap_or_default()
     }
 }
 
@@ -432,6 +556,17 @@ impl Iterator for SummaryCursor<'_> {
             let byte = u32::from(byte);
             [byte & 3, byte >> 2 & 3, byte >> 4]
         };
+        let (mut any, mut impacts, mut best, mut document_score) = (0, 0, 0, 0);
+        if own.is_some() {
+            any = read_varint(data, &mut self.at)?
+                .checked_shl(first.min(63))
+                .unwrap_or(0);
+            impacts = self.at as u32;
+            self.at = self.at.checked_add(any.count_ones() as usize)?;
+            let [b, s] = *data.get(self.at..)?.first_chunk::<2>()?;
+            (best, document_score) = (b, s);
+            self.at += 2;
+        }
         self.last = self.last.wrapping_add(delta);
         Some(Summary {
             document: self.last,
@@ -439,6 +574,10 @@ impl Iterator for SummaryCursor<'_> {
             first,
             own,
             most,
+            any,
+            impacts,
+            best,
+            document_score,
         })
     }
 }
@@ -895,6 +1034,10 @@ mod tests {
                 first: 0,
                 own: Some(0b1011),
                 most: [1, 0, 4],
+                any: 0b11011,
+                impacts: 0,
+                best: 4,
+                document_score: 9,
             },
             Summary {
                 document: 3000,
@@ -902,6 +1045,10 @@ mod tests {
                 first: 70,
                 own: None,
                 most: [3, 1, 200],
+                any: 0,
+                impacts: 0,
+                best: 0,
+                document_score: 0,
             },
             Summary {
                 document: 3001,
@@ -909,15 +1056,26 @@ mod tests {
                 first: 2,
                 own: Some(u64::MAX << 2),
                 most: [2, 2, 14],
+                any: u64::MAX << 2,
+                impacts: 0,
+                best: 61,
+                document_score: 255,
             },
         ];
+        let impacts: [Vec<u8>; 3] = [vec![1, 2, 3, 4], vec![], (0..62).collect()];
         let mut out = Vec::new();
         let mut last = 0;
-        for s in &summaries {
-            write_summary(&mut out, s.document - last, s);
+        for (s, impacts) in summaries.iter().zip(&impacts) {
+            write_summary(&mut out, s.document - last, s, impacts);
             last = s.document;
         }
-        assert_eq!(SummaryCursor::new(&out).collect::<Vec<_>>(), summaries);
+        let mut cursor = SummaryCursor::new(&out);
+        for (s, impacts) in summaries.iter().zip(&impacts) {
+            let read = cursor.next().expect("an entry");
+            assert_eq!(Summary { impacts: 0, ..read }, *s);
+            assert_eq!(cursor.impacts(&read), impacts.as_slice());
+        }
+        assert_eq!(cursor.next(), None);
         for cut in 0..out.len() {
             assert!(SummaryCursor::new(&out[..cut]).count() < 3);
         }

@@ -35,39 +35,106 @@ struct TermBuild {
     document_postings: Vec<u8>,
     /// Passage entries written.
     entries: u32,
-    /// The document summary ([`postings::write_summary`]): entries of the documents whose
-    /// run of passage entries is complete, then the run being written.
-    summaries: Vec<u8>,
-    run: Option<Run>,
-    last_summary: u32,
 }
 
-/// A term's run of passage entries in one document, summarised as it is written.
-struct Run {
-    document: u32,
-    /// Where the run starts in the passage list.
-    start: usize,
-    summary: postings::Summary,
-}
-
-impl TermBuild {
-    /// Write the summary of the run being written, whose document's passages are all known
-    /// (`stats`), with `end` the length of the passage list after it.
-    fn end_run(&mut self, stats: &[DocumentStats], end: usize) {
-        let Some(run) = self.run.take() else { return };
-        let mut summary = run.summary;
-        summary.bytes = (end - run.start) as u32;
-        let stats = &stats[run.document as usize];
-        if !maskable(stats) {
+/// A term's document summary ([`postings::write_summary`]), from its finished passage
+/// list: the impacts need the index's average lengths, known once every passage is.
+fn summarise(
+    list: &[u8],
+    document_list: &[u8],
+    passages: &[Passage],
+    stats: &[DocumentStats],
+    avg: &[f32; PASSAGE_FIELDS],
+    document_avg: &[f32; DOCUMENT_FIELDS],
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut last = 0;
+    let mut run: Option<(postings::Summary, usize)> = None;
+    let mut impacts = Vec::new();
+    // The document frequencies the search scores a document by: its title, name and
+    // description as the document list holds them, its headings and text summed over the
+    // passage entries, as the search sums them.
+    let mut fields = postings::DocumentCursor::new(document_list).peekable();
+    let mut frequencies = [0u32; DOCUMENT_FIELDS];
+    let mut finish = |run: Option<(postings::Summary, usize)>,
+                      end: usize,
+                      impacts: &[u8],
+                      frequencies: &[u32; DOCUMENT_FIELDS]| {
+        let Some((mut summary, start)) = run else {
+            return;
+        };
+        summary.bytes = (end - start) as u32;
+        let document = &stats[summary.document as usize];
+        if !maskable(document) {
             summary.own = None;
         }
-        postings::write_summary(
-            &mut self.summaries,
-            run.document - self.last_summary,
-            &summary,
+        let mut frequencies = *frequencies;
+        while let Some(entry) = fields.next_if(|e| e.document <= summary.document) {
+            if entry.document == summary.document {
+                for f in [D_TITLE, D_NAME, D_DESCRIPTION] {
+                    frequencies[f] = entry.tf[f];
+                }
+            }
+        }
+        summary.best = impacts.iter().copied().max().unwrap_or(0);
+        summary.document_score = postings::document_impact(
+            &frequencies,
+            &document.lengths,
+            &postings::IMPACT_PARAMS,
+            document_avg,
         );
-        self.last_summary = run.document;
+        postings::write_summary(&mut out, summary.document - last, &summary, impacts);
+        last = summary.document;
+    };
+    let mut cursor = postings::PassageCursor::new(list);
+    let mut start = 0;
+    while let Some(entry) = cursor.next() {
+        let passage = &passages[entry.passage as usize];
+        let d = passage.document;
+        let first_passage = stats[d as usize].first_passage;
+        if run
+            .as_ref()
+            .is_none_or(|(summary, _)| summary.document != d)
+        {
+            finish(run.take(), start, &impacts, &frequencies);
+            impacts.clear();
+            frequencies = [0; DOCUMENT_FIELDS];
+            run = Some((
+                postings::Summary {
+                    document: d,
+                    first: entry.passage - first_passage,
+                    own: Some(0),
+                    ..postings::Summary::default()
+                },
+                start,
+            ));
+        }
+        if let Some((summary, _)) = run.as_mut() {
+            let i = entry.passage - first_passage;
+            if i < postings::MASK_PASSAGES {
+                if entry.tf[P_HEADING] > 0 || entry.tf[P_BODY] > 0 {
+                    summary.own = summary.own.map(|own| own | 1 << i);
+                }
+                summary.any |= 1 << i;
+                impacts.push(postings::impact(
+                    &entry.tf,
+                    &passage.lengths,
+                    &postings::IMPACT_PARAMS,
+                    avg,
+                ));
+            }
+            for (most, &tf) in summary.most.iter_mut().zip(&entry.tf) {
+                *most = (*most).max(tf);
+            }
+        }
+        frequencies[D_BODY] += entry.tf[P_BODY];
+        if passage.opens_section {
+            frequencies[D_HEADINGS] += entry.tf[P_HEADING];
+        }
+        start = cursor.position();
     }
+    finish(run.take(), start, &impacts, &frequencies);
+    out
 }
 
 /// Whether a document's passages can be counted from masks: at most
@@ -203,32 +270,6 @@ pub fn build(
                     build.last_passage = p;
                     build.passage_df += 1;
                     build.entries += 1;
-                    if build.run.as_ref().is_none_or(|run| run.document != d) {
-                        let end = build.passage_postings.len();
-                        build.end_run(&stats, end);
-                        build.run = Some(Run {
-                            document: d,
-                            start: end,
-                            summary: postings::Summary {
-                                document: d,
-                                first: p - first_passage,
-                                own: Some(0),
-                                ..postings::Summary::default()
-                            },
-                        });
-                    }
-                    if let Some(run) = build.run.as_mut() {
-                        let summary = &mut run.summary;
-                        let i = p - first_passage;
-                        if (entry.tf[P_HEADING] > 0 || entry.tf[P_BODY] > 0)
-                            && i < postings::MASK_PASSAGES
-                        {
-                            summary.own = summary.own.map(|own| own | 1 << i);
-                        }
-                        for (most, &tf) in summary.most.iter_mut().zip(&entry.tf) {
-                            *most = (*most).max(tf);
-                        }
-                    }
                     postings::write_passage_entry(
                         &mut build.passage_postings,
                         delta,
@@ -289,26 +330,6 @@ pub fn build(
         }
     }
 
-    let mut sorted: Vec<(String, TermBuild)> = terms.into_iter().collect();
-    sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let mut dictionary = postings::DictionaryWriter::default();
-    for (text, mut build) in sorted {
-        let end = build.passage_postings.len();
-        build.end_run(&stats, end);
-        let summary: &[u8] = if build.entries >= postings::SUMMARY_MIN_ENTRIES {
-            &build.summaries
-        } else {
-            &[]
-        };
-        dictionary.push(
-            &text,
-            build.passage_df,
-            build.document_df,
-            &build.passage_postings,
-            &build.document_postings,
-            summary,
-        );
-    }
     let average = |total: u64, count: usize| {
         if count == 0 {
             1.0
@@ -316,6 +337,33 @@ pub fn build(
             (total as f64 / count as f64).max(1.0) as f32
         }
     };
+    let passage_avg_len = passage_total.map(|t| average(t, passages.len()));
+    let document_avg_len = document_total.map(|t| average(t, documents.len()));
+    let mut sorted: Vec<(String, TermBuild)> = terms.into_iter().collect();
+    sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut dictionary = postings::DictionaryWriter::default();
+    for (text, build) in sorted {
+        let summary = if build.entries >= postings::SUMMARY_MIN_ENTRIES {
+            summarise(
+                &build.passage_postings,
+                &build.document_postings,
+                &passages,
+                &stats,
+                &passage_avg_len,
+                &document_avg_len,
+            )
+        } else {
+            Vec::new()
+        };
+        dictionary.push(
+            &text,
+            build.passage_df,
+            build.document_df,
+            &build.passage_postings,
+            &build.document_postings,
+            &summary,
+        );
+    }
     SearchIndex {
         dictionary: dictionary.dictionary,
         blocks: dictionary
@@ -329,8 +377,9 @@ pub fn build(
         term_count: dictionary.count,
         postings: dictionary.postings,
         token_starts,
-        passage_avg_len: passage_total.map(|t| average(t, passages.len())),
-        document_avg_len: document_total.map(|t| average(t, documents.len())),
+        passage_avg_len,
+        impact_params: postings::IMPACT_PARAMS,
+        document_avg_len,
         passages: crate::model::PassageTable::new(&passages),
         documents: stats,
     }

@@ -39,7 +39,12 @@
 //! it (a bit mask). Such a term's cursor walks its summary rather than its entries, and a
 //! document is first bounded from its terms' summaries, the document's shortest passages
 //! and its title, name and description frequencies, with `Params` at query time
-//! ([`prunes`] says when the bound holds). A document that cannot reach the threshold is
+//! ([`prunes`] says when the bound holds). Under the parameters the index's *impacts* were
+//! computed for (`Params::default`), a summary also gives each passage's score for the
+//! term, its best one and the term's document score (rounded up), so the bound needs no
+//! division, and a document that passes it is bounded again passage by passage: the terms
+//! each passage holds and the bonuses of their pairs, at the best passage, rather than
+//! each term at its own best. A document that cannot reach the threshold is
 //! only counted: its hits (`total`) follow from the masks of its terms' passages and the
 //! document's section and chunk joins ([`count_masked`]), and its entries are never read.
 //! Only the documents that could make the page are read entry by entry, as a term without a
@@ -65,8 +70,8 @@ use crate::model::{
     PassageRow, Passages,
 };
 use crate::postings::{
-    DocumentCursor, DocumentEntry, OccurrenceBlock, Occurrences, PassageCursor, PassageEntry,
-    Summary, SummaryCursor,
+    DocumentCursor, DocumentEntry, IMPACT_SCALE, OccurrenceBlock, Occurrences, PassageCursor,
+    PassageEntry, Summary, SummaryCursor,
 };
 use crate::tables::DocumentTables;
 pub use query::{MAX_QUERY_BYTES, Query};
@@ -428,26 +433,18 @@ fn prunes(query: &Query, params: &Params) -> bool {
 /// matching passage before it when every passage from that one to it shares the heading,
 /// or the chunk, of the passage before it (`heading_joins`, `chunk_joins`).
 fn count_masked(own: u64, heading_joins: u64, chunk_joins: u64) -> usize {
-    // Without a branch on whether a passage joins: which way it goes follows the text, so
-    // a branch there is mispredicted about as often as not, on every document counted.
-    let mut count = 0;
-    let mut bits = own;
-    // Bits up to the matching passage before (none yet: no passage joins the first).
-    let mut below = 0u64;
-    let mut any = false;
-    while bits != 0 {
-        let p = bits.trailing_zeros();
-        bits &= bits - 1;
-        // Bits up to p (all of them for p = 63: the shift leaves 0).
-        let upto = (2u64 << p).wrapping_sub(1);
-        let between = upto & !below;
-        let joined =
-            any & ((heading_joins & between == between) | (chunk_joins & between == between));
-        count += usize::from(!joined);
-        below = upto;
-        any = true;
-    }
-    count
+    // A passage joins the matching passage before it exactly when some earlier matching
+    // passage reaches it through joined passages only (if one does, the nearest does: its
+    // span is part of the farther one's). Which passages matching passages reach is a
+    // carry through each run of joins, so the count is a few word operations, without a
+    // loop or a branch per passage: this runs for nearly every document a query reaches.
+    let reached = |joins: u64| {
+        let seeds = (own << 1) & joins;
+        // Adding a seed clears the run of joins from it up (the carry stops past the run).
+        (joins & !joins.wrapping_add(seeds)) | seeds
+    };
+    let joined = own & (reached(heading_joins) | reached(chunk_joins));
+    (own.count_ones() - joined.count_ones()) as usize
 }
 
 fn idf(n: usize, df: u32) -> f32 {
@@ -637,6 +634,16 @@ impl<'a> Index<'a> {
         });
         let document_norm: [(f32, f32); DOCUMENT_FIELDS] =
             std::array::from_fn(|f| (1.0 - params.doc_b[f], params.doc_b[f] / document_avg[f]));
+        // The summaries' impacts hold for the parameters they were computed under.
+        let ip = index.impact_params.map(|v| v.to_native());
+        let impacts = pruning
+            && params.k1 == ip[0]
+            && params.passage_weights == [ip[1], ip[2], ip[3]]
+            && params.passage_b == [ip[4], ip[5], ip[6]]
+            && params.heading_bonus == ip[7]
+            && params.doc_k1 == ip[8]
+            && params.doc_weights == [ip[9], ip[10], ip[11], ip[12], ip[13]]
+            && params.doc_b == [ip[14], ip[15], ip[16], ip[17], ip[18]];
         // The most a hit of document `d` can score, from its terms' summaries: each term's
         // largest frequency per field in any one of its passages, over the length factors
         // of the document's shortest passage per field; the bonuses of the term pairs
@@ -647,17 +654,23 @@ impl<'a> Index<'a> {
         // with each frequency and shrinks with each length ([`prunes`]).
         let document_bound = |cursors: &[TermCursor<'_>], d: u32, stats: &ArchivedDocumentStats| {
             let end = stats.first_passage.to_native() + stats.passage_count.to_native();
-            // Field weights over length factors, at the document's shortest passage.
-            let weighted: [f32; PASSAGE_FIELDS] = std::array::from_fn(|f| {
-                let len = stats.shortest[f].to_native() as f32;
-                let (base, slope) = passage_norm[f];
-                params.passage_weights[f] / (base + slope * len).max(1e-3)
-            });
-            let heading_norm = {
+            // Field weights over length factors, at the document's shortest passage, and
+            // the heading bonus over its length factor: only for a term without impacts
+            // here (four divisions, for every document the terms reach).
+            let shortest = || -> ([f32; PASSAGE_FIELDS], f32) {
+                let weighted = std::array::from_fn(|f| {
+                    let len = stats.shortest[f].to_native() as f32;
+                    let (base, slope) = passage_norm[f];
+                    params.passage_weights[f] / (base + slope * len).max(1e-3)
+                });
                 let len = stats.shortest[P_HEADING].to_native() as f32;
                 let (base, slope) = passage_norm[P_HEADING];
-                params.heading_bonus / (base + slope * len).max(1e-3)
+                (
+                    weighted,
+                    params.heading_bonus / (base + slope * len).max(1e-3),
+                )
             };
+            let mut at_shortest: Option<([f32; PASSAGE_FIELDS], f32)> = None;
             // The document's own lengths, for the summarised terms' document score.
             let mut document_weighted: Option<[f32; DOCUMENT_FIELDS]> = None;
             let mut passage_bound = 0.0;
@@ -674,8 +687,22 @@ impl<'a> Index<'a> {
                 } else {
                     c.passage.is_some_and(|e| e.passage < end)
                 };
+                // With impacts, the term's best passage and its document score are stored
+                // under these parameters: no division. (The bytes hold for a document the
+                // term's passages reach; title, name and description are in them.)
+                if let Some(run) = run.filter(|r| {
+                    impacts && r.own.is_some() && r.best < u8::MAX && r.document_score < u8::MAX
+                }) {
+                    passage_bound += c.weight * c.passage_idf * f32::from(run.best) / IMPACT_SCALE;
+                    document_bound +=
+                        c.weight * c.document_idf * f32::from(run.document_score) / IMPACT_SCALE;
+                    present |= u32::from(run.most[P_BODY] > 0) << i;
+                    holding = holding.zip(run.own).map(|(all, own)| all | own);
+                    continue;
+                }
                 if let Some(run) = run {
                     let most = &run.most;
+                    let (weighted, heading_norm) = *at_shortest.get_or_insert_with(shortest);
                     let mut tf = 0.0;
                     for f in 0..PASSAGE_FIELDS {
                         tf += most[f] as f32 * weighted[f];
@@ -732,7 +759,66 @@ impl<'a> Index<'a> {
             } else {
                 1.0 + params.parent_share
             };
-            parent * (passage_bound + bonus) + params.doc_weight * document_bound
+            (
+                parent,
+                passage_bound + bonus,
+                params.doc_weight * document_bound,
+            )
+        };
+        // A second, tighter bound for a document that passes the first: per passage that
+        // holds a query term, what its terms' impacts and the bonuses of the pairs it holds
+        // give, at the best such passage, rather than each term at its best passage. The
+        // summary bound takes each term at its best, and in a catalog where every passage
+        // holds the query's words those are seldom one passage (at 100,000 documents it
+        // left about ten times the documents that can make the page). `None` when a term
+        // found in the document has no impacts there.
+        let impact_bound = |cursors: &[TermCursor<'_>], d: u32, end: u32| -> Option<f32> {
+            let mut union = 0u64;
+            for c in cursors {
+                match (&c.summaries, c.run.filter(|r| r.document == d)) {
+                    (Some(_), Some(run)) => union |= run.own?,
+                    (Some(_), None) => {}
+                    (None, _) => {
+                        if c.passage.is_some_and(|e| e.passage < end) {
+                            return None;
+                        }
+                    }
+                }
+            }
+            let mut most = 0f32;
+            let mut bits = union;
+            while bits != 0 {
+                let i = bits.trailing_zeros();
+                bits &= bits - 1;
+                let below = (1u64 << i) - 1;
+                let mut score = 0.0;
+                let mut present = 0u32;
+                for (t, c) in cursors.iter().enumerate() {
+                    let (Some(summaries), Some(run)) =
+                        (&c.summaries, c.run.filter(|r| r.document == d))
+                    else {
+                        continue;
+                    };
+                    if run.any >> i & 1 == 0 {
+                        continue;
+                    }
+                    let k = (run.any & below).count_ones() as usize;
+                    let byte = summaries.impacts(&run).get(k).copied().unwrap_or(u8::MAX);
+                    score += if byte == u8::MAX {
+                        f32::INFINITY
+                    } else {
+                        c.weight * c.passage_idf * f32::from(byte) / IMPACT_SCALE
+                    };
+                    present |= 1 << t;
+                }
+                let bonus: f32 = pair_bounds
+                    .iter()
+                    .filter(|(mask, _)| present & mask == *mask)
+                    .map(|(_, bound)| bound)
+                    .sum();
+                most = most.max(score + bonus);
+            }
+            Some(most)
         };
         loop {
             // A document entered to be scored is done.
@@ -766,9 +852,15 @@ impl<'a> Index<'a> {
                 let titled = cursors
                     .iter()
                     .any(|c| c.document.is_some_and(|e| e.document == d));
-                let bound = document_bound(&cursors, d, stats);
+                let (parent, passage_part, document_part) = document_bound(&cursors, d, stats);
                 // (Widened a little: the scores are summed in another order than this bound.)
-                if bound * 1.0001 + 1e-6 < threshold {
+                let below = |bound: f32| bound * 1.0001 + 1e-6 < threshold;
+                let skip = below(parent * passage_part + document_part)
+                    || (impacts
+                        && impact_bound(&cursors, d, end)
+                            .is_some_and(|most| below(parent * most + document_part))
+                        && tests::impact_skipped());
+                if skip {
                     tests::skipped();
                     for c in cursors.iter_mut() {
                         if c.document.is_some_and(|e| e.document == d) {
@@ -1534,4 +1626,9 @@ mod tests {
 
     #[inline(always)]
     pub(super) fn skipped() {}
+
+    #[inline(always)]
+    pub(super) fn impact_skipped() -> bool {
+        true
+    }
 }

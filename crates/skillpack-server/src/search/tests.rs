@@ -22,6 +22,16 @@ pub(super) fn skipped() {
     SKIPPED.with(|n| n.set(n.get() + 1));
 }
 
+thread_local! {
+    /// Of those, the documents only the summaries' impacts ruled out, on this thread.
+    static IMPACT_SKIPPED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+pub(super) fn impact_skipped() -> bool {
+    IMPACT_SKIPPED.with(|n| n.set(n.get() + 1));
+    true
+}
+
 /// A compiled fixture, leaked so that it can be searched as a `'static` catalog.
 pub(crate) fn fixture() -> Catalog {
     compile_fixture(write_fixture)
@@ -1057,8 +1067,112 @@ fn summaries_prune_without_changing_any_answer() {
         }
     }
     assert!(compared > 500, "{compared} answers with hits");
-    // And the summaries did skip documents.
+    // And the summaries did skip documents, some only by their impacts.
     assert!(SKIPPED.with(std::cell::Cell::get) > 1000);
+    let by_impacts = IMPACT_SKIPPED.with(std::cell::Cell::get);
+    assert!(
+        by_impacts > 100,
+        "{by_impacts} documents skipped by impacts"
+    );
+}
+
+/// The summaries' impacts are computed under the default parameters, so that the default
+/// ranking can use them; they would still give the same answers otherwise, only slower.
+#[test]
+fn impacts_are_for_the_default_parameters() {
+    let p = Params::default();
+    let [w0, w1, w2] = p.passage_weights;
+    let [b0, b1, b2] = p.passage_b;
+    let [d0, d1, d2, d3, d4] = p.doc_weights;
+    let [c0, c1, c2, c3, c4] = p.doc_b;
+    assert_eq!(
+        crate::postings::IMPACT_PARAMS,
+        [
+            p.k1,
+            w0,
+            w1,
+            w2,
+            b0,
+            b1,
+            b2,
+            p.heading_bonus,
+            p.doc_k1,
+            d0,
+            d1,
+            d2,
+            d3,
+            d4,
+            c0,
+            c1,
+            c2,
+            c3,
+            c4
+        ]
+    );
+    let catalog = summarised_fixture();
+    let index = Index::from(&catalog);
+    let search = &index.archive.search;
+    assert_eq!(
+        search.impact_params.map(|v| v.to_native()),
+        crate::postings::IMPACT_PARAMS
+    );
+}
+
+/// Every impact is at least what the ranking scores the passage for the term (over its
+/// weight and idf), read from the passage's entry: a lower one would skip a document that
+/// can make the page.
+#[test]
+fn impacts_bound_every_passage_score() {
+    let catalog = summarised_fixture();
+    let index = Index::from(&catalog);
+    let search = &index.archive.search;
+    let params = Params::default();
+    let avg = search.passage_avg_len.map(|v| v.to_native());
+    let passages = search.passages.reader();
+    let mut checked = 0;
+    for (_, entry) in search.terms().filter(|(_, e)| !e.summaries.is_empty()) {
+        let list = search.bytes(&entry.passage_postings);
+        let mut cursor = SummaryCursor::new(search.bytes(&entry.summaries));
+        let mut at = 0usize;
+        while let Some(run) = cursor.next() {
+            let stats = &search.documents[run.document as usize];
+            let first = stats.first_passage.to_native();
+            let end = first + stats.passage_count.to_native();
+            let impacts = cursor.impacts(&run);
+            let entries =
+                PassageCursor::resume(list, at, first + run.first).take_while(|e| e.passage < end);
+            for e in entries {
+                let i = e.passage - first;
+                assert!(run.own.is_none() || run.any >> i & 1 == 1);
+                if run.own.is_none() {
+                    continue;
+                }
+                let k = (run.any & ((1u64 << i) - 1)).count_ones() as usize;
+                let lengths = passages.lengths(passages.row(e.passage));
+                let norm = |f: usize| {
+                    (1.0 - params.passage_b[f] + params.passage_b[f] * lengths[f] as f32 / avg[f])
+                        .max(1e-3)
+                };
+                let mut tf = 0.0;
+                for f in 0..PASSAGE_FIELDS {
+                    if e.tf[f] > 0 {
+                        tf += params.passage_weights[f] * e.tf[f] as f32 / norm(f);
+                    }
+                }
+                let mut score = tf / (params.k1 + tf);
+                if e.tf[P_HEADING] > 0 {
+                    score += params.heading_bonus / norm(P_HEADING);
+                }
+                assert!(
+                    f32::from(impacts[k]) / IMPACT_SCALE >= score,
+                    "{score} {impacts:?}"
+                );
+                checked += 1;
+            }
+            at += run.bytes as usize;
+        }
+    }
+    assert!(checked > 2_000, "{checked} impacts");
 }
 
 #[test]
