@@ -70,8 +70,8 @@ use crate::model::{
     PassageRow, Passages,
 };
 use crate::postings::{
-    DocumentCursor, DocumentEntry, IMPACT_SCALE, OccurrenceBlock, Occurrences, PassageCursor,
-    PassageEntry, Summary, SummaryCursor,
+    DocumentCursor, DocumentEntry, IMPACT_PARAM_COUNT, IMPACT_SCALE, OccurrenceBlock, Occurrences,
+    PassageCursor, PassageEntry, Summary, SummaryCursor,
 };
 use crate::tables::DocumentTables;
 pub use query::{MAX_QUERY_BYTES, Query};
@@ -180,6 +180,38 @@ pub struct Params {
     /// first hits are counted by section alone, and the query's clear winner keeps its
     /// section as named.
     pub tree_vote: bool,
+}
+
+impl Params {
+    /// The parameters a summary's impacts depend on, laid out as the index keeps them
+    /// ([`crate::postings::IMPACT_PARAMS`]): impacts are used only where the two are equal.
+    pub fn impact_params(&self) -> [f32; IMPACT_PARAM_COUNT] {
+        let [w0, w1, w2] = self.passage_weights;
+        let [b0, b1, b2] = self.passage_b;
+        let [d0, d1, d2, d3, d4] = self.doc_weights;
+        let [c0, c1, c2, c3, c4] = self.doc_b;
+        [
+            self.k1,
+            w0,
+            w1,
+            w2,
+            b0,
+            b1,
+            b2,
+            self.heading_bonus,
+            self.doc_k1,
+            d0,
+            d1,
+            d2,
+            d3,
+            d4,
+            c0,
+            c1,
+            c2,
+            c3,
+            c4,
+        ]
+    }
 }
 
 impl Default for Params {
@@ -635,15 +667,8 @@ impl<'a> Index<'a> {
         let document_norm: [(f32, f32); DOCUMENT_FIELDS] =
             std::array::from_fn(|f| (1.0 - params.doc_b[f], params.doc_b[f] / document_avg[f]));
         // The summaries' impacts hold for the parameters they were computed under.
-        let ip = index.impact_params.map(|v| v.to_native());
-        let impacts = pruning
-            && params.k1 == ip[0]
-            && params.passage_weights == [ip[1], ip[2], ip[3]]
-            && params.passage_b == [ip[4], ip[5], ip[6]]
-            && params.heading_bonus == ip[7]
-            && params.doc_k1 == ip[8]
-            && params.doc_weights == [ip[9], ip[10], ip[11], ip[12], ip[13]]
-            && params.doc_b == [ip[14], ip[15], ip[16], ip[17], ip[18]];
+        let impacts =
+            pruning && params.impact_params() == index.impact_params.map(|v| v.to_native());
         // The most a hit of document `d` can score, from its terms' summaries: each term's
         // largest frequency per field in any one of its passages, over the length factors
         // of the document's shortest passage per field; the bonuses of the term pairs

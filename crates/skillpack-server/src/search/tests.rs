@@ -1080,34 +1080,9 @@ fn summaries_prune_without_changing_any_answer() {
 /// ranking can use them; they would still give the same answers otherwise, only slower.
 #[test]
 fn impacts_are_for_the_default_parameters() {
-    let p = Params::default();
-    let [w0, w1, w2] = p.passage_weights;
-    let [b0, b1, b2] = p.passage_b;
-    let [d0, d1, d2, d3, d4] = p.doc_weights;
-    let [c0, c1, c2, c3, c4] = p.doc_b;
     assert_eq!(
-        crate::postings::IMPACT_PARAMS,
-        [
-            p.k1,
-            w0,
-            w1,
-            w2,
-            b0,
-            b1,
-            b2,
-            p.heading_bonus,
-            p.doc_k1,
-            d0,
-            d1,
-            d2,
-            d3,
-            d4,
-            c0,
-            c1,
-            c2,
-            c3,
-            c4
-        ]
+        Params::default().impact_params(),
+        crate::postings::IMPACT_PARAMS
     );
     let catalog = summarised_fixture();
     let index = Index::from(&catalog);
@@ -1175,6 +1150,21 @@ fn impacts_bound_every_passage_score() {
     assert!(checked > 2_000, "{checked} impacts");
 }
 
+/// What `count_hits` and `group_hits` count for the matching passages `own` of a document
+/// whose passages have these headings and chunks: a new hit unless the previous matching
+/// passage shares the heading or the chunk.
+fn hits_by_entries(own: u64, headings: &[u32], chunks: &[u32]) -> usize {
+    let mut hits = 0;
+    let mut last: Option<usize> = None;
+    for p in (0..headings.len()).filter(|&p| own & 1 << p != 0) {
+        if !last.is_some_and(|q| headings[q] == headings[p] || chunks[q] == chunks[p]) {
+            hits += 1;
+        }
+        last = Some(p);
+    }
+    hits
+}
+
 #[test]
 fn masks_count_hits_as_the_entries_do() {
     // Passages 0..6: headings a a b b c c, chunks 0 1 1 2 2 2.
@@ -1186,19 +1176,9 @@ fn masks_count_hits_as_the_entries_do() {
         chunk_joins |= u64::from(chunks[i] == chunks[i - 1]) << i;
     }
     for own in 0u64..64 {
-        // What `count_hits` and `group_hits` do: a new hit unless the previous matching
-        // passage shares the heading or the chunk.
-        let mut expected = 0;
-        let mut last: Option<usize> = None;
-        for p in (0..6).filter(|&p| own & 1 << p != 0) {
-            if !last.is_some_and(|q| headings[q] == headings[p] || chunks[q] == chunks[p]) {
-                expected += 1;
-            }
-            last = Some(p);
-        }
         assert_eq!(
             count_masked(own, heading_joins, chunk_joins),
-            expected,
+            hits_by_entries(own, &headings, &chunks),
             "{own:06b}"
         );
     }
@@ -1223,14 +1203,9 @@ fn masks_count_hits_as_the_entries_do() {
             heading_joins |= (1 - new_heading) << i;
             chunk_joins |= (1 - new_chunk) << i;
         }
-        let mut expected = 0;
-        let mut last: Option<usize> = None;
-        for p in (0..64).filter(|&p| own & 1 << p != 0) {
-            if !last.is_some_and(|q| headings[q] == headings[p] || chunks[q] == chunks[p]) {
-                expected += 1;
-            }
-            last = Some(p);
-        }
-        assert_eq!(count_masked(own, heading_joins, chunk_joins), expected);
+        assert_eq!(
+            count_masked(own, heading_joins, chunk_joins),
+            hits_by_entries(own, &headings, &chunks)
+        );
     }
 }
