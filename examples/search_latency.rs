@@ -121,7 +121,10 @@ fn load(dir: &std::path::Path) -> Result<Catalog, String> {
     aligned.extend_from_slice(&archive);
     let archive: &'static [u8] = Box::leak(Box::new(aligned)).as_slice();
     rkyv::access::<skillpack_server::model::ArchivedCatalog, rkyv::rancor::Error>(archive)
-        .map_err(|error| format!("catalog.bin does not validate: {error}"))?;
+        .map_err(|error| format!("catalog.bin does not validate: {error}"))?
+        .search
+        .validate_summaries()
+        .map_err(|error| format!("catalog.bin's search index does not validate: {error}"))?;
     let content: &'static [u8] = read("content.bin")?.leak();
     let dictionary: &'static Dictionary = Box::leak(Box::default());
     // SAFETY: validated above, and `--save` of this format wrote both.

@@ -992,6 +992,28 @@ impl ArchivedSearchIndex {
         )
     }
 
+    /// Check every term's document summary ([`crate::postings::Summaries::validate`]),
+    /// which the archive's own validation does not look into: for an index this binary did
+    /// not compile (`examples/search_latency --load`).
+    pub fn validate_summaries(&self) -> Result<(), String> {
+        for (term, entry) in self.terms() {
+            if entry.summaries.is_empty() {
+                continue;
+            }
+            let bytes = self
+                .postings
+                .as_slice()
+                .get(entry.summaries.clone())
+                .ok_or_else(|| format!("{term:?}: its summary lies past the postings"))?;
+            let summaries = crate::postings::Summaries::new(bytes)
+                .ok_or_else(|| format!("{term:?}: its summary's parts do not fit in it"))?;
+            summaries
+                .validate(entry.passage_postings.len())
+                .map_err(|error| format!("{term:?}: {error}"))?;
+        }
+        Ok(())
+    }
+
     /// Every term with its entry, in dictionary order (tests, `skillpack info`).
     pub fn terms(&self) -> impl Iterator<Item = (String, crate::postings::TermEntry)> + '_ {
         let count = self.term_count.to_native() as usize;

@@ -20,21 +20,20 @@
 //! - **Document summary** (only for a term with at least [`SUMMARY_MIN_ENTRIES`] passage
 //!   entries): one entry per document its passage list reaches, in document order, so that
 //!   a search can bound what the term adds to a document and count the document's hits
-//!   without reading its passage entries ([`write_summary`], [`SummaryCursor`]):
-//!   `bytes << 3 | Δdocument is 1 << 2 | first is 0 << 1 | has mask` (`bytes`: the byte
-//!   length of the document's run of passage entries), `Δdocument` unless 1, `first` (the
-//!   run's first passage less the document's first passage) unless 0, the mask if present
-//!   (bit `i`: passage `first_passage + first + i` holds the term in its heading or text;
-//!   written for documents of at most 64 passages whose sections and chunks are each one
-//!   run, see `DocumentStats::heading_joins`), then the term's largest frequency in any one
-//!   passage per field, as one byte `heading | context << 2 | body << 4` when each fits
-//!   (below 3, 3 and 15), else `0xff` and three varints. With a mask, then: which
-//!   passages the run holds in any field (a varint from the run's first passage, as the
-//!   mask), and one byte per such passage, its *impact*: what the term's BM25F and heading
-//!   bonus give that passage under [`IMPACT_PARAMS`], over the term's weight and idf, in
-//!   64ths rounded up ([`impact`]; 255: too large to say); then the largest of them, and
-//!   the term's document score (BM25F over the document's fields, over weight and idf) in
-//!   the same 64ths ([`document_impact`]).
+//!   without reading its passage entries ([`SummaryWriter`], [`Summaries`]). Each entry is
+//!   a fixed-width [`Record`], read for every document: the document, the mask (bit `i`:
+//!   passage `first_passage + i` holds the term in its heading or text; written for
+//!   documents of at most 64 passages whose sections and chunks are each one run, see
+//!   `DocumentStats::heading_joins`), the largest of its impacts and the term's document
+//!   score (below), and whether the run holds the term in a passage's text. The rest is
+//!   in a cold stream of varints, read only for a document that passes the search's first
+//!   bound: where the run of passage entries starts, its first passage, the term's largest
+//!   frequency in any one passage per field, and with a mask which passages the run holds
+//!   in any field and one byte per such passage, its *impact*: what the term's BM25F and
+//!   heading bonus give that passage under [`IMPACT_PARAMS`], over the term's weight and
+//!   idf, in 64ths rounded up ([`impact`]; 255: too large to say). The document score is
+//!   BM25F over the document's fields, over weight and idf, in the same 64ths
+//!   ([`document_impact`]).
 //! - **Dictionary**: terms sorted by bytes, in blocks of [`TERM_BLOCK`] ([`DictionaryWriter`],
 //!   [`find`]). A term is its shared prefix and suffix lengths (a nibble each when both are
 //!   below 15, else `0xff` and two varints; the first of a block shares nothing), the
@@ -55,8 +54,8 @@ use std::ops::Range;
 /// index change meaning, so that an index saved by another version (`examples/
 /// search_latency --save`) is refused rather than misread. (A baked catalog is always read
 /// by the binary that compiled it.) 2: summaries carry impacts; 3: and the best of them and
-/// a document score.
-pub const INDEX_FORMAT: u32 = 3;
+/// a document score; 4: summaries are fixed-width records and a cold stream.
+pub const INDEX_FORMAT: u32 = 4;
 
 /// Fields of a passage, scored together with BM25F.
 pub const PASSAGE_FIELDS: usize = 3;
@@ -425,8 +424,8 @@ pub fn document_impact(
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Summary {
     pub document: u32,
-    /// Byte length of the document's run of entries in the passage list.
-    pub bytes: u32,
+    /// Where the document's run of entries starts in the passage list.
+    pub at: u32,
     /// The run's first passage, less the document's first passage.
     pub first: u32,
     /// Bit `i`: passage `first_passage + i` holds the term in its heading or text (see
@@ -437,7 +436,7 @@ pub struct Summary {
     pub most: [u32; PASSAGE_FIELDS],
     /// With `own`: bit `i`, passage `first_passage + i` has an entry (any field), and its
     /// impact is byte number (the bits below `i` in `any`) from `impacts` in the summary's
-    /// bytes ([`SummaryCursor::impacts`]).
+    /// bytes ([`Summaries::impacts`]).
     pub any: u64,
     pub impacts: u32,
     /// With `own`: the largest of the impacts, and the term's document score byte
@@ -446,139 +445,301 @@ pub struct Summary {
     pub document_score: u8,
 }
 
-/// Append a summary entry, `delta` from the previous entry's document; `impacts` (one per
-/// bit of `summary.any`) are written when it has a mask (`summary.impacts` is not read).
-pub fn write_summary(out: &mut Vec<u8>, delta: u32, summary: &Summary, impacts: &[u8]) {
-    debug_assert!(summary.own.is_none() || impacts.len() == summary.any.count_ones() as usize);
-    // Common terms have an entry for nearly every document, mostly from its first passage
-    // on: a flag each says so, in the varint that holds the byte length.
-    let next = delta == 1;
-    let at_first = summary.first == 0;
-    write_varint(
-        out,
-        u64::from(summary.bytes) << 3
-            | u64::from(next) << 2
-            | u64::from(at_first) << 1
-            | u64::from(summary.own.is_some()),
-    );
-    if !next {
-        write_varint(out, u64::from(delta));
-    }
-    if !at_first {
-        write_varint(out, u64::from(summary.first));
-    }
-    if let Some(own) = summary.own {
-        // From the run's first passage on: the mask's low bits before it are all clear.
-        write_varint(out, own >> summary.first.min(63));
-    }
-    let [heading, context, body] = summary.most;
-    if heading < 3 && context < 3 && body < 15 {
-        out.push((heading | context << 2 | body << 4) as u8);
-    } else {
-        out.push(0xff);
-        for n in summary.most {
-            write_varint(out, u64::from(n));
+/// Bytes of a summary record ([`Summaries`]).
+pub const RECORD_BYTES: usize = 16;
+/// Records per block of a summary: each block says where its records' cold entries and
+/// runs start.
+pub const SUMMARY_BLOCK: usize = 64;
+/// Bytes of a block's offsets (cold stream, passage list).
+const BLOCK_BYTES: usize = 8;
+/// In a record's `cold` field: the document's passages are a mask (`own` is written, and
+/// the record's impact bytes are meaningful).
+pub const RECORD_MASK: u16 = 1 << 14;
+/// In a record's `cold` field: some passage of the run holds the term in its text.
+pub const RECORD_BODY: u16 = 1 << 15;
+/// The low bits of a record's `cold` field: where its cold entry starts, from its block's.
+/// A cold entry is at most about 100 bytes (five varints of 32 bits, a 64-bit one, 64
+/// impacts), so 63 of them fit.
+const RECORD_COLD: u16 = RECORD_MASK - 1;
+
+/// The fixed-width part of a document summary entry: what a search reads for every
+/// document a common word reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Record {
+    pub document: u32,
+    /// The passage mask ([`Summary::own`]; 0 when there is none).
+    pub own: u64,
+    pub best: u8,
+    pub document_score: u8,
+    /// [`RECORD_MASK`], [`RECORD_BODY`] and where the cold entry starts in its block.
+    pub cold: u16,
+}
+
+impl Record {
+    #[inline(always)]
+    fn from_bytes(bytes: &[u8; RECORD_BYTES]) -> Self {
+        let [
+            d0,
+            d1,
+            d2,
+            d3,
+            o0,
+            o1,
+            o2,
+            o3,
+            o4,
+            o5,
+            o6,
+            o7,
+            best,
+            score,
+            c0,
+            c1,
+        ] = *bytes;
+        Record {
+            document: u32::from_le_bytes([d0, d1, d2, d3]),
+            own: u64::from_le_bytes([o0, o1, o2, o3, o4, o5, o6, o7]),
+            best,
+            document_score: score,
+            cold: u16::from_le_bytes([c0, c1]),
         }
     }
-    if summary.own.is_some() {
-        write_varint(out, summary.any >> summary.first.min(63));
-        out.extend_from_slice(impacts);
-        out.push(summary.best);
-        out.push(summary.document_score);
+
+    /// Its impact bytes bound the document under [`IMPACT_PARAMS`]: it has a mask, and
+    /// neither byte says "too large".
+    #[inline(always)]
+    pub fn bounded(&self) -> bool {
+        self.cold & RECORD_MASK != 0 && self.best < u8::MAX && self.document_score < u8::MAX
+    }
+
+    /// Some passage of the run holds the term in its text (`most[P_BODY] > 0`).
+    #[inline(always)]
+    pub fn in_body(&self) -> bool {
+        self.cold & RECORD_BODY != 0
     }
 }
 
-/// Walks a term's document summary.
-#[derive(Debug, Clone)]
-pub struct SummaryCursor<'a> {
-    data: &'a [u8],
-    at: usize,
-    last: u32,
+/// Writes a term's document summary, one [`Summary`] per document its passage list
+/// reaches, in document order: a count (u32), then a fixed-width [`Record`] per document
+/// (document u32, `own` u64, `best`, `document_score`, `cold` u16, little-endian), then
+/// per [`SUMMARY_BLOCK`] records where the block's cold entries start in the cold stream
+/// and where its first run starts in the passage list (u32 each), then the cold stream.
+/// A cold entry holds what a search reads only for a document it may score:
+/// `(at less the block's at) << 1 | first is 0`, `first` unless 0, the largest frequencies
+/// (one byte `heading | context << 2 | body << 4` when each fits (below 3, 3 and 15), else
+/// `0xff` and three varints), and with a mask `any` (from the run's first passage, as the
+/// mask) and one impact byte per bit of it.
+#[derive(Debug, Default)]
+pub struct SummaryWriter {
+    records: Vec<u8>,
+    blocks: Vec<u8>,
+    cold: Vec<u8>,
+    count: u32,
+    block_cold: usize,
+    block_at: u32,
 }
 
-impl<'a> SummaryCursor<'a> {
-    pub fn new(data: &'a [u8]) -> Self {
-        SummaryCursor {
-            data,
-            at: 0,
-            last: 0,
+impl SummaryWriter {
+    /// Append a document's entry (`summary.impacts` is not read; `impacts`, one per bit of
+    /// `summary.any`, are written when it has a mask).
+    pub fn push(&mut self, summary: &Summary, impacts: &[u8]) {
+        debug_assert!(summary.own.is_none() || impacts.len() == summary.any.count_ones() as usize);
+        if (self.count as usize).is_multiple_of(SUMMARY_BLOCK) {
+            self.block_cold = self.cold.len();
+            self.block_at = summary.at;
+            self.blocks
+                .extend_from_slice(&(self.block_cold as u32).to_le_bytes());
+            self.blocks.extend_from_slice(&summary.at.to_le_bytes());
         }
-    }
-}
-
-impl<'a> SummaryCursor<'a> {
-    /// The impacts of an entry this cursor returned, one per bit of its `any` (empty
-    /// without a mask, or when the data ends early).
-    #[inline(always)]
-    pub fn impacts(&self, summary: &Summary) -> &'a [u8] {
-        let start = summary.impacts as usize;
-        let n = summary.any.count_ones() as usize;
-        self.data.get(start..start + n).unwrap_or_default()
-    }
-}
-
-impl Iterator for SummaryCursor<'_> {
-    type Item = Summary;
-
-    // Always inlined, as `read_varint`: called once per document a common word reaches.
-    #[inline(always)]
-    fn next(&mut self) -> Option<Summary> {
-        let data = self.data;
-        let header = read_varint(data, &mut self.at)?;
-        let delta = if header & 4 != 0 {
-            1
+        let offset = self.cold.len() - self.block_cold;
+        debug_assert!(offset <= usize::from(RECORD_COLD));
+        let at_first = summary.first == 0;
+        write_varint(
+            &mut self.cold,
+            u64::from(summary.at - self.block_at) << 1 | u64::from(at_first),
+        );
+        if !at_first {
+            write_varint(&mut self.cold, u64::from(summary.first));
+        }
+        let [heading, context, body] = summary.most;
+        if heading < 3 && context < 3 && body < 15 {
+            self.cold.push((heading | context << 2 | body << 4) as u8);
         } else {
-            read_varint(data, &mut self.at)? as u32
-        };
-        let first = if header & 2 != 0 {
+            self.cold.push(0xff);
+            for n in summary.most {
+                write_varint(&mut self.cold, u64::from(n));
+            }
+        }
+        if summary.own.is_some() {
+            write_varint(&mut self.cold, summary.any >> summary.first.min(63));
+            self.cold.extend_from_slice(impacts);
+        }
+        let cold = offset as u16 & RECORD_COLD
+            | if summary.own.is_some() {
+                RECORD_MASK
+            } else {
+                0
+            }
+            | if body > 0 { RECORD_BODY } else { 0 };
+        self.records
+            .extend_from_slice(&summary.document.to_le_bytes());
+        self.records
+            .extend_from_slice(&summary.own.unwrap_or(0).to_le_bytes());
+        self.records.push(summary.best);
+        self.records.push(summary.document_score);
+        self.records.extend_from_slice(&cold.to_le_bytes());
+        self.count += 1;
+    }
+
+    /// The summary's bytes.
+    pub fn finish(self) -> Vec<u8> {
+        let mut out =
+            Vec::with_capacity(4 + self.records.len() + self.blocks.len() + self.cold.len());
+        out.extend_from_slice(&self.count.to_le_bytes());
+        out.extend_from_slice(&self.records);
+        out.extend_from_slice(&self.blocks);
+        out.extend_from_slice(&self.cold);
+        out
+    }
+}
+
+/// A term's document summary, read in place ([`SummaryWriter`] has the layout).
+#[derive(Debug, Clone, Copy)]
+pub struct Summaries<'a> {
+    records: &'a [[u8; RECORD_BYTES]],
+    blocks: &'a [[u8; BLOCK_BYTES]],
+    cold: &'a [u8],
+}
+
+impl<'a> Summaries<'a> {
+    /// The summary in `data`, or `None` when its parts do not fit in it. (Only the lengths
+    /// are checked: [`Summaries::validate`] checks the rest, once, where an archive is
+    /// loaded; reading never panics either way.)
+    pub fn new(data: &'a [u8]) -> Option<Self> {
+        let (count, rest) = data.split_first_chunk::<4>()?;
+        let count = u32::from_le_bytes(*count) as usize;
+        let (records, rest) = rest.split_at_checked(count.checked_mul(RECORD_BYTES)?)?;
+        let (blocks, cold) =
+            rest.split_at_checked(count.div_ceil(SUMMARY_BLOCK).checked_mul(BLOCK_BYTES)?)?;
+        Some(Summaries {
+            records: records.as_chunks().0,
+            blocks: blocks.as_chunks().0,
+            cold,
+        })
+    }
+
+    /// Documents summarised.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The fixed-width part of entry `i`.
+    #[inline(always)]
+    pub fn record(&self, i: usize) -> Option<Record> {
+        self.records.get(i).map(Record::from_bytes)
+    }
+
+    /// Block `b`'s start in the cold stream and in the passage list.
+    fn block(&self, b: usize) -> Option<(usize, u32)> {
+        let [c0, c1, c2, c3, a0, a1, a2, a3] = *self.blocks.get(b)?;
+        Some((
+            u32::from_le_bytes([c0, c1, c2, c3]) as usize,
+            u32::from_le_bytes([a0, a1, a2, a3]),
+        ))
+    }
+
+    /// Entry `i` whole: its record and its cold entry (`None` past the end, or where the
+    /// bytes are damaged).
+    pub fn summary(&self, i: usize) -> Option<Summary> {
+        let record = self.record(i)?;
+        let (block_cold, block_at) = self.block(i / SUMMARY_BLOCK)?;
+        let data = self.cold;
+        let mut at = block_cold.checked_add(usize::from(record.cold & RECORD_COLD))?;
+        let header = read_varint(data, &mut at)?;
+        let first = if header & 1 != 0 {
             0
         } else {
-            read_varint(data, &mut self.at)? as u32
+            read_varint(data, &mut at)? as u32
         };
-        let own = if header & 1 != 0 {
-            Some(
-                read_varint(data, &mut self.at)?
-                    .checked_shl(first.min(63))
-                    .unwrap_or(0),
-            )
-        } else {
-            None
-        };
-        let byte = *data.get(self.at)?;
-        self.at += 1;
+        let byte = *data.get(at)?;
+        at += 1;
         let most = if byte == 0xff {
             [
-                read_varint(data, &mut self.at)? as u32,
-                read_varint(data, &mut self.at)? as u32,
-                read_varint(data, &mut self.at)? as u32,
+                read_varint(data, &mut at)? as u32,
+                read_varint(data, &mut at)? as u32,
+                read_varint(data, &mut at)? as u32,
             ]
         } else {
             let byte = u32::from(byte);
             [byte & 3, byte >> 2 & 3, byte >> 4]
         };
-        let (mut any, mut impacts, mut best, mut document_score) = (0, 0, 0, 0);
-        if own.is_some() {
-            any = read_varint(data, &mut self.at)?
+        let masked = record.cold & RECORD_MASK != 0;
+        let (mut any, mut impacts) = (0, 0);
+        if masked {
+            any = read_varint(data, &mut at)?
                 .checked_shl(first.min(63))
                 .unwrap_or(0);
-            impacts = self.at as u32;
-            self.at = self.at.checked_add(any.count_ones() as usize)?;
-            let [b, s] = *data.get(self.at..)?.first_chunk::<2>()?;
-            (best, document_score) = (b, s);
-            self.at += 2;
+            impacts = u32::try_from(at).ok()?;
         }
-        self.last = self.last.wrapping_add(delta);
         Some(Summary {
-            document: self.last,
-            bytes: (header >> 3) as u32,
+            document: record.document,
+            at: block_at.wrapping_add((header >> 1) as u32),
             first,
-            own,
+            own: masked.then_some(record.own),
             most,
             any,
             impacts,
-            best,
-            document_score,
+            best: record.best,
+            document_score: record.document_score,
         })
+    }
+
+    /// The impacts of an entry [`Summaries::summary`] returned, one per bit of its `any`
+    /// (empty without a mask, or when the data ends early).
+    pub fn impacts(&self, summary: &Summary) -> &'a [u8] {
+        let start = summary.impacts as usize;
+        let n = summary.any.count_ones() as usize;
+        if summary.own.is_none() {
+            return &[];
+        }
+        self.cold.get(start..start + n).unwrap_or_default()
+    }
+
+    /// Check what a search relies on, for a summary of a passage list of `list_len`
+    /// bytes: documents increasing, and each block's offsets and each record's cold entry
+    /// within the bytes, block offsets never decreasing. (Damaged bytes that pass give
+    /// wrong answers at worst, never a panic.)
+    pub fn validate(&self, list_len: usize) -> Result<(), String> {
+        let mut last: Option<u32> = None;
+        let mut previous = (0usize, 0u32);
+        for (b, records) in self.records.chunks(SUMMARY_BLOCK).enumerate() {
+            let (cold, at) = self.block(b).ok_or("a block's offsets are missing")?;
+            if cold < previous.0 || at < previous.1 {
+                return Err(format!("block {b}'s offsets decrease"));
+            }
+            if cold > self.cold.len() || at as usize > list_len {
+                return Err(format!("block {b}'s offsets lie past the bytes"));
+            }
+            previous = (cold, at);
+            for bytes in records {
+                let record = Record::from_bytes(bytes);
+                if last.is_some_and(|l| l >= record.document) {
+                    return Err(format!("documents do not increase at {}", record.document));
+                }
+                last = Some(record.document);
+                if cold + usize::from(record.cold & RECORD_COLD) >= self.cold.len() {
+                    return Err(format!(
+                        "document {}'s cold entry lies past the bytes",
+                        record.document
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -1025,60 +1186,109 @@ mod tests {
         );
     }
 
+    /// Summaries of many documents, over several blocks: some without a mask, some with
+    /// wide frequencies, a first passage past 0, every impact byte.
+    fn sample_summaries() -> Vec<(Summary, Vec<u8>)> {
+        (0..200u32)
+            .map(|i| {
+                let masked = i % 7 != 3;
+                let first = if i % 5 == 0 { i % 60 } else { 0 };
+                let any = if masked {
+                    (u64::MAX >> (i % 64)) << first.min(63)
+                } else {
+                    0
+                };
+                let impacts: Vec<u8> = (0..any.count_ones()).map(|k| (k * 7 + i) as u8).collect();
+                let summary = Summary {
+                    document: i * 3 + i % 2,
+                    at: i * 1000 + i * i,
+                    first,
+                    own: masked.then_some(any & 0x5555_5555_5555_5555),
+                    most: if i % 11 == 0 {
+                        [3, 0, 200]
+                    } else {
+                        [i % 3, 0, i % 15]
+                    },
+                    any,
+                    impacts: 0,
+                    best: impacts.iter().copied().max().unwrap_or(0),
+                    document_score: (i % 256) as u8,
+                };
+                (summary, impacts)
+            })
+            .collect()
+    }
+
+    fn write_summaries(all: &[(Summary, Vec<u8>)]) -> Vec<u8> {
+        let mut writer = SummaryWriter::default();
+        for (summary, impacts) in all {
+            writer.push(summary, impacts);
+        }
+        writer.finish()
+    }
+
     #[test]
-    fn summaries_round_trip_and_a_cursor_resumes_mid_list() {
-        let summaries = [
-            Summary {
-                document: 3,
-                bytes: 17,
-                first: 0,
-                own: Some(0b1011),
-                most: [1, 0, 4],
-                any: 0b11011,
-                impacts: 0,
-                best: 4,
-                document_score: 9,
-            },
-            Summary {
-                document: 3000,
-                bytes: 1 << 20,
-                first: 70,
-                own: None,
-                most: [3, 1, 200],
-                any: 0,
-                impacts: 0,
-                best: 0,
-                document_score: 0,
-            },
-            Summary {
-                document: 3001,
-                bytes: 1,
-                first: 2,
-                own: Some(u64::MAX << 2),
-                most: [2, 2, 14],
-                any: u64::MAX << 2,
-                impacts: 0,
-                best: 61,
-                document_score: 255,
-            },
-        ];
-        let impacts: [Vec<u8>; 3] = [vec![1, 2, 3, 4], vec![], (0..62).collect()];
-        let mut out = Vec::new();
-        let mut last = 0;
-        for (s, impacts) in summaries.iter().zip(&impacts) {
-            write_summary(&mut out, s.document - last, s, impacts);
-            last = s.document;
+    fn summaries_round_trip_record_by_record_and_validate() {
+        let all = sample_summaries();
+        let bytes = write_summaries(&all);
+        let summaries = Summaries::new(&bytes).expect("a summary");
+        assert_eq!(summaries.len(), all.len());
+        summaries.validate(1 << 30).expect("valid");
+        // The fixed part: a count, then 16 bytes per record, then 8 per block of 64.
+        assert_eq!(&bytes[..4], &200u32.to_le_bytes());
+        assert_eq!(
+            &bytes[4 + 16 * 65..4 + 16 * 65 + 4],
+            &all[65].0.document.to_le_bytes()
+        );
+        let blocks = 4 + 16 * 200;
+        assert_eq!(
+            &bytes[blocks + 12..blocks + 16],
+            &all[64].0.at.to_le_bytes()
+        );
+        for (i, (summary, impacts)) in all.iter().enumerate() {
+            let record = summaries.record(i).expect("a record");
+            assert_eq!(record.document, summary.document);
+            assert_eq!(record.own, summary.own.unwrap_or(0));
+            assert_eq!(record.in_body(), summary.most[P_BODY] > 0);
+            assert_eq!(
+                record.bounded(),
+                summary.own.is_some() && summary.best < 255 && summary.document_score < 255
+            );
+            let read = summaries.summary(i).expect("an entry");
+            assert_eq!(Summary { impacts: 0, ..read }, *summary, "entry {i}");
+            assert_eq!(summaries.impacts(&read), impacts.as_slice(), "entry {i}");
         }
-        let mut cursor = SummaryCursor::new(&out);
-        for (s, impacts) in summaries.iter().zip(&impacts) {
-            let read = cursor.next().expect("an entry");
-            assert_eq!(Summary { impacts: 0, ..read }, *s);
-            assert_eq!(cursor.impacts(&read), impacts.as_slice());
+        assert_eq!(summaries.record(all.len()), None);
+        assert_eq!(summaries.summary(all.len()), None);
+        // Cut short, the parts no longer fit; a cold stream cut short fails validation.
+        for cut in 0..blocks + 200 * 8 / 64 {
+            assert!(Summaries::new(&bytes[..cut]).is_none(), "cut at {cut}");
         }
-        assert_eq!(cursor.next(), None);
-        for cut in 0..out.len() {
-            assert!(SummaryCursor::new(&out[..cut]).count() < 3);
-        }
+        let cold = blocks + 4 * 8;
+        let cut = Summaries::new(&bytes[..cold + 10]).expect("the fixed part");
+        assert!(cut.validate(1 << 30).is_err());
+        assert!(summaries.validate(1000).is_err(), "runs past the list");
+        // Documents out of order, and a block's offset past the cold stream.
+        let mut swapped = bytes.clone();
+        swapped[4 + 16..4 + 20].copy_from_slice(&0u32.to_le_bytes());
+        assert!(
+            Summaries::new(&swapped)
+                .expect("fits")
+                .validate(1 << 30)
+                .is_err()
+        );
+        let mut far = bytes.clone();
+        far[blocks + 8..blocks + 12].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(
+            Summaries::new(&far)
+                .expect("fits")
+                .validate(1 << 30)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn passage_lists_resume_mid_list() {
         // A passage list read from its middle gives the entries a walk from the start does.
         let mut list = Vec::new();
         let mut starts = Vec::new();

@@ -37,7 +37,7 @@ struct TermBuild {
     entries: u32,
 }
 
-/// A term's document summary ([`postings::write_summary`]), from its finished passage
+/// A term's document summary ([`postings::SummaryWriter`]), from its finished passage
 /// list: the impacts need the index's average lengths, known once every passage is.
 fn summarise(
     list: &[u8],
@@ -47,8 +47,7 @@ fn summarise(
     avg: &[f32; PASSAGE_FIELDS],
     document_avg: &[f32; DOCUMENT_FIELDS],
 ) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut last = 0;
+    let mut out = postings::SummaryWriter::default();
     let mut run: Option<(postings::Summary, usize)> = None;
     let mut impacts = Vec::new();
     // The document frequencies the search scores a document by: its title, name and
@@ -57,13 +56,12 @@ fn summarise(
     let mut fields = postings::DocumentCursor::new(document_list).peekable();
     let mut frequencies = [0u32; DOCUMENT_FIELDS];
     let mut finish = |run: Option<(postings::Summary, usize)>,
-                      end: usize,
                       impacts: &[u8],
                       frequencies: &[u32; DOCUMENT_FIELDS]| {
         let Some((mut summary, start)) = run else {
             return;
         };
-        summary.bytes = (end - start) as u32;
+        summary.at = start as u32;
         let document = &stats[summary.document as usize];
         if !maskable(document) {
             summary.own = None;
@@ -83,8 +81,7 @@ fn summarise(
             &postings::IMPACT_PARAMS,
             document_avg,
         );
-        postings::write_summary(&mut out, summary.document - last, &summary, impacts);
-        last = summary.document;
+        out.push(&summary, impacts);
     };
     let mut cursor = postings::PassageCursor::new(list);
     let mut start = 0;
@@ -96,7 +93,7 @@ fn summarise(
             .as_ref()
             .is_none_or(|(summary, _)| summary.document != d)
         {
-            finish(run.take(), start, &impacts, &frequencies);
+            finish(run.take(), &impacts, &frequencies);
             impacts.clear();
             frequencies = [0; DOCUMENT_FIELDS];
             run = Some((
@@ -133,8 +130,8 @@ fn summarise(
         }
         start = cursor.position();
     }
-    finish(run.take(), start, &impacts, &frequencies);
-    out
+    finish(run.take(), &impacts, &frequencies);
+    out.finish()
 }
 
 /// Whether a document's passages can be counted from masks: at most

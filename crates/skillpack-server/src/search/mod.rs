@@ -44,7 +44,10 @@
 //! term, its best one and the term's document score (rounded up), so the bound needs no
 //! division, and a document that passes it is bounded again passage by passage: the terms
 //! each passage holds and the bonuses of their pairs, at the best passage, rather than
-//! each term at its own best. A document that cannot reach the threshold is
+//! each term at its own best. The first bound and the count need only a summary's
+//! fixed-width record (document, mask, best impact, document score), so for a document
+//! where every query term has one they are all that is read; the rest of an entry is read
+//! only for a document that passes. A document that cannot reach the threshold is
 //! only counted: its hits (`total`) follow from the masks of its terms' passages and the
 //! document's section and chunk joins ([`count_masked`]), and its entries are never read.
 //! Only the documents that could make the page are read entry by entry, as a term without a
@@ -71,7 +74,7 @@ use crate::model::{
 };
 use crate::postings::{
     DocumentCursor, DocumentEntry, IMPACT_PARAM_COUNT, IMPACT_SCALE, OccurrenceBlock, Occurrences,
-    PassageCursor, PassageEntry, Summary, SummaryCursor,
+    PassageCursor, PassageEntry, Record, Summaries, Summary,
 };
 use crate::tables::DocumentTables;
 pub use query::{MAX_QUERY_BYTES, Query};
@@ -372,13 +375,19 @@ struct TermCursor<'a> {
     frequencies: [u32; DOCUMENT_FIELDS],
     /// The most this term can add to a passage's BM25F and heading bonus.
     passage_bound: f32,
+    /// `weight` times each idf, which the impacts of its summary are scaled by.
+    passage_scale: f32,
+    document_scale: f32,
     /// The term's document summary, when it has one and the ranking prunes by summaries
     /// ([`prunes`]): then `passage` is read only within a document being scored
-    /// (`entered`), and `run` says what the next document the term reaches holds.
-    summaries: Option<SummaryCursor<'a>>,
+    /// (`entered`), and `record` (number `at`) says what the next document the term
+    /// reaches holds.
+    summaries: Option<Summaries<'a>>,
+    record: Option<Record>,
+    at: usize,
+    /// `record`'s whole entry, read only for a document that passes the first bound
+    /// ([`TermCursor::read_run`]).
     run: Option<Summary>,
-    /// Where `run`'s entries start in `list`, the term's passage list.
-    run_at: usize,
     list: &'a [u8],
     entered: bool,
 }
@@ -388,7 +397,7 @@ impl TermCursor<'_> {
     #[inline]
     fn next_document(&self, passages: &Passages<'_>) -> Option<u32> {
         if self.summaries.is_some() {
-            self.run.map(|r| r.document)
+            self.record.map(|r| r.document)
         } else {
             self.passage.map(|e| passages.document(e.passage))
         }
@@ -397,23 +406,38 @@ impl TermCursor<'_> {
     /// Past the summarised run of the current document, unread.
     #[inline]
     fn skip_run(&mut self) {
-        if let (Some(summaries), Some(run)) = (self.summaries.as_mut(), self.run) {
-            self.run_at += run.bytes as usize;
-            self.run = summaries.next();
+        if let (Some(summaries), Some(_)) = (self.summaries, self.record) {
+            self.at += 1;
+            self.record = summaries.record(self.at);
+            self.run = None;
         }
     }
 
+    /// Read the whole summary entry of document `d`, when the term's summary reaches it
+    /// (`run`; `None` otherwise).
+    #[inline]
+    fn read_run(&mut self, d: u32) {
+        self.run = match (self.summaries, self.record) {
+            (Some(summaries), Some(record)) if record.document == d => summaries.summary(self.at),
+            _ => None,
+        };
+    }
+
     /// Read the summarised run of document `d` (which starts at `first_passage`) from
-    /// its entries, as a term without a summary is read.
+    /// its entries, as a term without a summary is read (after [`TermCursor::read_run`]).
     #[inline]
     fn enter(&mut self, d: u32, first_passage: u32) {
-        if let Some(run) = self.run.filter(|r| r.document == d) {
-            self.passages = PassageCursor::resume(
-                self.list,
-                self.run_at,
-                first_passage.wrapping_add(run.first),
-            );
-            self.passage = self.passages.next();
+        if self.record.is_some_and(|r| r.document == d) {
+            // (Without its entry, from damaged bytes, the run is passed over unread.)
+            self.passage = None;
+            if let Some(run) = self.run.filter(|r| r.document == d) {
+                self.passages = PassageCursor::resume(
+                    self.list,
+                    run.at as usize,
+                    first_passage.wrapping_add(run.first),
+                );
+                self.passage = self.passages.next();
+            }
             self.entered = true;
         }
     }
@@ -552,19 +576,25 @@ impl<'a> Index<'a> {
                 let list = index.bytes(&t.entry.passage_postings);
                 let mut passages = PassageCursor::new(list);
                 let mut docs = DocumentCursor::new(index.bytes(&t.entry.document_postings));
-                let mut summaries = (pruning && !t.entry.summaries.is_empty())
-                    .then(|| SummaryCursor::new(index.bytes(&t.entry.summaries)));
-                let run = summaries.as_mut().and_then(Iterator::next);
+                // (A summary whose parts do not fit in its bytes is not read.)
+                let summaries = (pruning && !t.entry.summaries.is_empty())
+                    .then(|| Summaries::new(index.bytes(&t.entry.summaries)))
+                    .flatten();
+                let record = summaries.and_then(|s| s.record(0));
                 let passage = if summaries.is_some() {
                     None
                 } else {
                     passages.next()
                 };
                 let document = docs.next();
+                let passage_idf = idf(n_passages, t.entry.passage_df);
+                let document_idf = idf(n_documents, t.entry.document_df);
                 TermCursor {
                     weight: t.weight,
-                    passage_idf: idf(n_passages, t.entry.passage_df),
-                    document_idf: idf(n_documents, t.entry.document_df),
+                    passage_idf,
+                    document_idf,
+                    passage_scale: t.weight * passage_idf,
+                    document_scale: t.weight * document_idf,
                     passages,
                     documents: docs,
                     passage,
@@ -572,8 +602,9 @@ impl<'a> Index<'a> {
                     frequencies: [0; DOCUMENT_FIELDS],
                     passage_bound: 0.0,
                     summaries,
-                    run,
-                    run_at: 0,
+                    record,
+                    at: 0,
+                    run: None,
                     list,
                     entered: false,
                 }
@@ -591,7 +622,7 @@ impl<'a> Index<'a> {
             {
                 cursor.passage = cursor.passages.next();
             }
-            while cursor.run.is_some_and(|r| r.document < range.start) {
+            while cursor.record.is_some_and(|r| r.document < range.start) {
                 cursor.skip_run();
             }
             while cursor.document.is_some_and(|e| e.document < range.start) {
@@ -718,9 +749,9 @@ impl<'a> Index<'a> {
                 if let Some(run) = run.filter(|r| {
                     impacts && r.own.is_some() && r.best < u8::MAX && r.document_score < u8::MAX
                 }) {
-                    passage_bound += c.weight * c.passage_idf * f32::from(run.best) / IMPACT_SCALE;
+                    passage_bound += c.passage_scale * f32::from(run.best) / IMPACT_SCALE;
                     document_bound +=
-                        c.weight * c.document_idf * f32::from(run.document_score) / IMPACT_SCALE;
+                        c.document_scale * f32::from(run.document_score) / IMPACT_SCALE;
                     present |= u32::from(run.most[P_BODY] > 0) << i;
                     holding = holding.zip(run.own).map(|(all, own)| all | own);
                     continue;
@@ -845,6 +876,73 @@ impl<'a> Index<'a> {
             }
             Some(most)
         };
+        // Whether documents can be bounded from their terms' records alone.
+        let quick = impacts && cursors.iter().all(|c| c.summaries.is_some());
+        // For a document every query term in which has an impact record: whether its
+        // first bound rules it out (then its hits are counted into `total`, and the cursors
+        // pass it). `false`: it is read as any other.
+        let counted_from_records = |cursors: &mut [TermCursor<'_>],
+                                    d: u32,
+                                    stats: &ArchivedDocumentStats,
+                                    threshold: f32,
+                                    total: &mut usize|
+         -> bool {
+            let mut titled = false;
+            let (mut passage_bound, mut document_bound) = (0f32, 0f32);
+            let (mut present, mut holding) = (0u32, 0u64);
+            for (i, c) in cursors.iter().enumerate() {
+                let in_fields = c.document.is_some_and(|e| e.document == d);
+                titled |= in_fields;
+                match c.record.filter(|r| r.document == d) {
+                    Some(r) if r.bounded() => {
+                        passage_bound += c.passage_scale * f32::from(r.best) / IMPACT_SCALE;
+                        document_bound +=
+                            c.document_scale * f32::from(r.document_score) / IMPACT_SCALE;
+                        present |= u32::from(r.in_body()) << i;
+                        holding |= r.own;
+                    }
+                    None if !in_fields => {}
+                    _ => return false,
+                }
+            }
+            let bonus: f32 = pair_bounds
+                .iter()
+                .filter(|(mask, _)| present & mask == *mask)
+                .map(|(_, bound)| bound)
+                .sum();
+            let parent = if holding.count_ones() <= 1 {
+                1.0
+            } else {
+                1.0 + params.parent_share
+            };
+            let bound = parent * (passage_bound + bonus) + params.doc_weight * document_bound;
+            let joins = (
+                stats.heading_joins.to_native(),
+                stats.chunk_joins.to_native(),
+            );
+            let maskable = stats.passage_count.to_native() <= crate::postings::MASK_PASSAGES
+                && joins.0 != u64::MAX;
+            // (Widened as in the ranking below.)
+            let below = bound * 1.0001 + 1e-6 < threshold;
+            if !maskable || !below {
+                return false;
+            }
+            tests::skipped();
+            let mut own = 0u64;
+            for c in cursors.iter_mut() {
+                if c.document.is_some_and(|e| e.document == d) {
+                    c.document = c.documents.next();
+                }
+                if let Some(record) = c.record.filter(|r| r.document == d) {
+                    own |= record.own;
+                    c.skip_run();
+                }
+            }
+            let matched = count_masked(own, joins.0, joins.1);
+            let fallback = matched == 0 && titled && stats.passage_count.to_native() > 0;
+            *total += if fallback { 1 } else { matched };
+            true
+        };
         loop {
             // A document entered to be scored is done.
             for c in cursors.iter_mut() {
@@ -874,6 +972,16 @@ impl<'a> Index<'a> {
             // saturates below its idf). One that cannot make the page has its hits counted
             // from the summaries' passage masks, and its entries are never read.
             if pruning {
+                // Most documents a common word reaches: every query term that is in the
+                // document has an impact record there, so the first bound is the records'
+                // bytes alone (as `document_bound` computes it), and a document it rules
+                // out is counted from their masks without reading anything else.
+                if quick && counted_from_records(&mut cursors, d, stats, threshold, &mut total) {
+                    continue;
+                }
+                for c in cursors.iter_mut() {
+                    c.read_run(d);
+                }
                 let titled = cursors
                     .iter()
                     .any(|c| c.document.is_some_and(|e| e.document == d));
@@ -903,8 +1011,8 @@ impl<'a> Index<'a> {
                         let mut own = 0u64;
                         for c in cursors.iter_mut() {
                             if c.summaries.is_some() {
-                                if let Some(run) = c.run.filter(|r| r.document == d) {
-                                    own |= run.own.unwrap_or(0);
+                                if let Some(record) = c.record.filter(|r| r.document == d) {
+                                    own |= record.own;
                                     c.skip_run();
                                 }
                                 continue;

@@ -1107,15 +1107,30 @@ fn impacts_bound_every_passage_score() {
     let mut checked = 0;
     for (_, entry) in search.terms().filter(|(_, e)| !e.summaries.is_empty()) {
         let list = search.bytes(&entry.passage_postings);
-        let mut cursor = SummaryCursor::new(search.bytes(&entry.summaries));
-        let mut at = 0usize;
-        while let Some(run) = cursor.next() {
+        let summaries = Summaries::new(search.bytes(&entry.summaries)).expect("a summary");
+        summaries.validate(list.len()).expect("a valid summary");
+        // Where each entry of the list starts, and its passage.
+        let mut starts = std::collections::HashMap::new();
+        let mut walk = PassageCursor::new(list);
+        loop {
+            let at = walk.position() as u32;
+            let Some(e) = walk.next() else { break };
+            starts.insert(at, e.passage);
+        }
+        for i in 0..summaries.len() {
+            let run = summaries.summary(i).expect("an entry");
             let stats = &search.documents[run.document as usize];
             let first = stats.first_passage.to_native();
             let end = first + stats.passage_count.to_native();
-            let impacts = cursor.impacts(&run);
-            let entries =
-                PassageCursor::resume(list, at, first + run.first).take_while(|e| e.passage < end);
+            let impacts = summaries.impacts(&run);
+            // The record's best impact is the largest of the entry's.
+            if run.own.is_some() {
+                assert_eq!(Some(&run.best), impacts.iter().max(), "{run:?}");
+            }
+            let entries = PassageCursor::resume(list, run.at as usize, first + run.first)
+                .take_while(|e| e.passage < end);
+            // The run starts with the entry of its first passage.
+            assert_eq!(starts.get(&run.at), Some(&(first + run.first)), "{run:?}");
             for e in entries {
                 let i = e.passage - first;
                 assert!(run.own.is_none() || run.any >> i & 1 == 1);
@@ -1144,7 +1159,6 @@ fn impacts_bound_every_passage_score() {
                 );
                 checked += 1;
             }
-            at += run.bytes as usize;
         }
     }
     assert!(checked > 2_000, "{checked} impacts");
