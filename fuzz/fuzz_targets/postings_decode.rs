@@ -1,12 +1,13 @@
 //! The search index's list decoders on arbitrary bytes (a damaged archive): a document
 //! summary, a passage list and a document list never panic, a summary entry's impacts lie
 //! inside the bytes (one per passage it says the run holds, or none when the bytes end),
-//! a summary that validates has increasing documents and every entry readable, and
+//! so does a multi-word passage mask, a summary that validates has increasing documents,
+//! every entry readable and every multi-word mask within its bytes, and
 //! decoding a truncated list gives a prefix of what the whole list gives.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use skillpack_server::postings::{DocumentCursor, PassageCursor, Summaries};
+use skillpack_server::postings::{DocumentCursor, PassageCursor, RECORD_WIDE, Summaries};
 
 fn summaries(data: &[u8]) {
     let Some(summaries) = Summaries::new(data) else {
@@ -22,6 +23,14 @@ fn summaries(data: &[u8]) {
             assert!(last.is_none_or(|l| l < record.document));
         }
         last = Some(record.document);
+        let wide = summaries.wide(&record);
+        if let Some(words) = wide {
+            assert_eq!(words.len() as u64, record.own >> 32);
+            assert!(words.len() * 8 <= data.len());
+        }
+        if valid && record.cold & RECORD_WIDE != 0 {
+            assert!(wide.is_some(), "{record:?}");
+        }
         if let Some(summary) = entry {
             assert_eq!(summary.document, record.document);
             let impacts = summaries.impacts(&summary);

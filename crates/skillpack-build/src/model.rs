@@ -778,6 +778,11 @@ pub struct SearchIndex {
     /// The parameters the document summaries' impacts were computed under
     /// ([`crate::postings::IMPACT_PARAMS`]); a search under others does not use them.
     pub impact_params: [f32; crate::postings::IMPACT_PARAM_COUNT],
+    /// The joins of documents of more than [`crate::postings::MASK_PASSAGES`] passages
+    /// ([`DocumentStats::heading_joins`]), `n / 64` rounded up heading words then as many chunk
+    /// words for a document of `n` passages (bit `i` of word `i / 64`: passage
+    /// `first_passage + i`): kept apart so that every document's stats stay one size.
+    pub long_joins: Vec<u64>,
 }
 
 #[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -964,14 +969,26 @@ pub struct DocumentStats {
     /// passage masks of its terms' summaries ([`crate::postings::Summary::own`]): two
     /// matching passages are one hit when they share a section or a chunk, which, each
     /// being one run of passages, holds when every passage between them has the same
-    /// heading, or the same chunk, as the one before it.
+    /// heading, or the same chunk, as the one before it. For a document of more passages,
+    /// where its joins start in [`SearchIndex::long_joins`]. `u64::MAX` (with
+    /// `chunk_joins`) when not recorded: a heading or chunk in more than one run.
     pub heading_joins: u64,
-    /// Bit `i`: passage `first_passage + i` is in the chunk of the passage before it.
+    /// Bit `i`: passage `first_passage + i` is in the chunk of the passage before it
+    /// (`u64::MAX` for a document of more than [`crate::postings::MASK_PASSAGES`]
+    /// passages).
     pub chunk_joins: u64,
     /// The shortest of the document's passages, per passage field (in tokens; headings
     /// among the passages that have one): with a summary's largest frequencies, what
     /// bounds a term's BM25F in any one of them.
     pub shortest: [u32; PASSAGE_FIELDS],
+}
+
+/// Words of each of a document's two joins in [`SearchIndex::long_joins`], for a document
+/// of more than [`crate::postings::MASK_PASSAGES`] passages whose joins are recorded.
+pub fn long_joins_words(stats: &ArchivedDocumentStats) -> Option<usize> {
+    let count = stats.passage_count.to_native();
+    (count > crate::postings::MASK_PASSAGES && stats.heading_joins.to_native() != u64::MAX)
+        .then_some((count as usize).div_ceil(64))
 }
 
 impl ArchivedSearchIndex {
@@ -996,6 +1013,17 @@ impl ArchivedSearchIndex {
     /// which the archive's own validation does not look into: for an index this binary did
     /// not compile (`examples/search_latency --load`).
     pub fn validate_summaries(&self) -> Result<(), String> {
+        for (d, stats) in self.documents.iter().enumerate() {
+            if let Some(words) = long_joins_words(stats) {
+                let start = stats.heading_joins.to_native();
+                let end = usize::try_from(start)
+                    .ok()
+                    .and_then(|start| start.checked_add(words.checked_mul(2)?));
+                if end.is_none_or(|end| end > self.long_joins.len()) {
+                    return Err(format!("document {d}'s joins lie past the table"));
+                }
+            }
+        }
         for (term, entry) in self.terms() {
             if entry.summaries.is_empty() {
                 continue;

@@ -23,8 +23,10 @@
 //!   without reading its passage entries ([`SummaryWriter`], [`Summaries`]). Each entry is
 //!   a fixed-width [`Record`], read for every document: the document, the mask (bit `i`:
 //!   passage `first_passage + i` holds the term in its heading or text; written for
-//!   documents of at most 64 passages whose sections and chunks are each one run, see
-//!   `DocumentStats::heading_joins`), the largest of its impacts and the term's document
+//!   documents whose sections and chunks are each one run, see
+//!   `DocumentStats::heading_joins`; for a document of more than 64 passages, where its
+//!   mask of one word per 64 passages lies, after the cold stream), the largest of its
+//!   impacts and the term's document
 //!   score (below), and whether the run holds the term in a passage's text. The rest is
 //!   in a cold stream of varints, read only for a document that passes the search's first
 //!   bound: where the run of passage entries starts, its first passage, the term's largest
@@ -54,8 +56,9 @@ use std::ops::Range;
 /// index change meaning, so that an index saved by another version (`examples/
 /// search_latency --save`) is refused rather than misread. (A baked catalog is always read
 /// by the binary that compiled it.) 2: summaries carry impacts; 3: and the best of them and
-/// a document score; 4: summaries are fixed-width records and a cold stream.
-pub const INDEX_FORMAT: u32 = 4;
+/// a document score; 4: summaries are fixed-width records and a cold stream; 5: and
+/// documents of more than [`MASK_PASSAGES`] passages have masks of several words.
+pub const INDEX_FORMAT: u32 = 5;
 
 /// Fields of a passage, scored together with BM25F.
 pub const PASSAGE_FIELDS: usize = 3;
@@ -457,17 +460,22 @@ const BLOCK_BYTES: usize = 8;
 pub const RECORD_MASK: u16 = 1 << 14;
 /// In a record's `cold` field: some passage of the run holds the term in its text.
 pub const RECORD_BODY: u16 = 1 << 15;
+/// In a record's `cold` field: the document has more than [`MASK_PASSAGES`] passages and
+/// its passages are a mask of several words ([`Summaries::wide`]); the record's `own` says
+/// where they are, and its impact bytes bound every passage.
+pub const RECORD_WIDE: u16 = 1 << 13;
 /// The low bits of a record's `cold` field: where its cold entry starts, from its block's.
 /// A cold entry is at most about 100 bytes (five varints of 32 bits, a 64-bit one, 64
-/// impacts), so 63 of them fit.
-const RECORD_COLD: u16 = RECORD_MASK - 1;
+/// impacts), so 63 of them fit in 13 bits.
+const RECORD_COLD: u16 = RECORD_WIDE - 1;
 
 /// The fixed-width part of a document summary entry: what a search reads for every
 /// document a common word reaches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Record {
     pub document: u32,
-    /// The passage mask ([`Summary::own`]; 0 when there is none).
+    /// The passage mask ([`Summary::own`]; 0 when there is none), or with [`RECORD_WIDE`]
+    /// where the mask's words start in the cold stream (low 32 bits) and how many there are.
     pub own: u64,
     pub best: u8,
     pub document_score: u8,
@@ -512,6 +520,13 @@ impl Record {
         self.cold & RECORD_MASK != 0 && self.best < u8::MAX && self.document_score < u8::MAX
     }
 
+    /// Its impact bytes bound a document of more than [`MASK_PASSAGES`] passages, whose
+    /// passages are a mask of several words ([`Summaries::wide`]).
+    #[inline(always)]
+    pub fn wide_bounded(&self) -> bool {
+        self.cold & RECORD_WIDE != 0 && self.best < u8::MAX && self.document_score < u8::MAX
+    }
+
     /// Some passage of the run holds the term in its text (`most[P_BODY] > 0`).
     #[inline(always)]
     pub fn in_body(&self) -> bool {
@@ -528,12 +543,18 @@ impl Record {
 /// `(at less the block's at) << 1 | first is 0`, `first` unless 0, the largest frequencies
 /// (one byte `heading | context << 2 | body << 4` when each fits (below 3, 3 and 15), else
 /// `0xff` and three varints), and with a mask `any` (from the run's first passage, as the
-/// mask) and one impact byte per bit of it.
+/// mask) and one impact byte per bit of it. The multi-word masks of documents of more
+/// than [`MASK_PASSAGES`] passages (u64 words) follow the cold stream: apart, so that they
+/// do not push cold entries past what a record's offset can say.
 #[derive(Debug, Default)]
 pub struct SummaryWriter {
     records: Vec<u8>,
     blocks: Vec<u8>,
     cold: Vec<u8>,
+    wide: Vec<u8>,
+    /// Records that point into `wide`: their offsets become the cold stream's once its
+    /// length is known.
+    wide_records: Vec<usize>,
     count: u32,
     block_cold: usize,
     block_at: u32,
@@ -541,8 +562,11 @@ pub struct SummaryWriter {
 
 impl SummaryWriter {
     /// Append a document's entry (`summary.impacts` is not read; `impacts`, one per bit of
-    /// `summary.any`, are written when it has a mask).
-    pub fn push(&mut self, summary: &Summary, impacts: &[u8]) {
+    /// `summary.any`, are written when it has a mask). `wide`: for a document of more than
+    /// [`MASK_PASSAGES`] passages, its passage mask (bit `i` of word `i / 64`: passage
+    /// `first_passage + i`), or empty; `summary.best` must then bound every passage.
+    pub fn push(&mut self, summary: &Summary, impacts: &[u8], wide: &[u64]) {
+        debug_assert!(wide.is_empty() || summary.own.is_none());
         debug_assert!(summary.own.is_none() || impacts.len() == summary.any.count_ones() as usize);
         if (self.count as usize).is_multiple_of(SUMMARY_BLOCK) {
             self.block_cold = self.cold.len();
@@ -580,11 +604,21 @@ impl SummaryWriter {
             } else {
                 0
             }
-            | if body > 0 { RECORD_BODY } else { 0 };
+            | if body > 0 { RECORD_BODY } else { 0 }
+            | if wide.is_empty() { 0 } else { RECORD_WIDE };
+        let own = if wide.is_empty() {
+            summary.own.unwrap_or(0)
+        } else {
+            self.wide_records.push(self.records.len());
+            let start = self.wide.len() as u64;
+            for word in wide {
+                self.wide.extend_from_slice(&word.to_le_bytes());
+            }
+            start | (wide.len() as u64) << 32
+        };
         self.records
             .extend_from_slice(&summary.document.to_le_bytes());
-        self.records
-            .extend_from_slice(&summary.own.unwrap_or(0).to_le_bytes());
+        self.records.extend_from_slice(&own.to_le_bytes());
         self.records.push(summary.best);
         self.records.push(summary.document_score);
         self.records.extend_from_slice(&cold.to_le_bytes());
@@ -592,13 +626,20 @@ impl SummaryWriter {
     }
 
     /// The summary's bytes.
-    pub fn finish(self) -> Vec<u8> {
-        let mut out =
-            Vec::with_capacity(4 + self.records.len() + self.blocks.len() + self.cold.len());
+    pub fn finish(mut self) -> Vec<u8> {
+        for &r in &self.wide_records {
+            let own = &mut self.records[r + 4..r + 8];
+            let start = u32::from_le_bytes(own.try_into().expect("4 bytes"));
+            own.copy_from_slice(&(start + self.cold.len() as u32).to_le_bytes());
+        }
+        let mut out = Vec::with_capacity(
+            4 + self.records.len() + self.blocks.len() + self.cold.len() + self.wide.len(),
+        );
         out.extend_from_slice(&self.count.to_le_bytes());
         out.extend_from_slice(&self.records);
         out.extend_from_slice(&self.blocks);
         out.extend_from_slice(&self.cold);
+        out.extend_from_slice(&self.wide);
         out
     }
 }
@@ -698,6 +739,18 @@ impl<'a> Summaries<'a> {
         })
     }
 
+    /// The passage mask of a record with [`RECORD_WIDE`], as little-endian words; `None`
+    /// without one, or when its words lie past the bytes.
+    #[inline(always)]
+    pub fn wide(&self, record: &Record) -> Option<&'a [[u8; 8]]> {
+        if record.cold & RECORD_WIDE == 0 {
+            return None;
+        }
+        let start = record.own as u32 as usize;
+        let end = start.checked_add(((record.own >> 32) as usize).checked_mul(8)?)?;
+        Some(self.cold.get(start..end)?.as_chunks().0)
+    }
+
     /// The impacts of an entry [`Summaries::summary`] returned, one per bit of its `any`
     /// (empty without a mask, or when the data ends early).
     pub fn impacts(&self, summary: &Summary) -> &'a [u8] {
@@ -734,6 +787,12 @@ impl<'a> Summaries<'a> {
                 if cold + usize::from(record.cold & RECORD_COLD) >= self.cold.len() {
                     return Err(format!(
                         "document {}'s cold entry lies past the bytes",
+                        record.document
+                    ));
+                }
+                if record.cold & RECORD_WIDE != 0 && self.wide(&record).is_none() {
+                    return Err(format!(
+                        "document {}'s passage mask lies past the bytes",
                         record.document
                     ));
                 }
@@ -1219,10 +1278,20 @@ mod tests {
             .collect()
     }
 
+    /// The multi-word mask of sample entry `i`: some of those without a one-word mask.
+    fn sample_wide(i: usize, summary: &Summary) -> Vec<u64> {
+        if summary.own.is_some() || i.is_multiple_of(2) {
+            return Vec::new();
+        }
+        (0..i % 4 + 2)
+            .map(|k| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> k)
+            .collect()
+    }
+
     fn write_summaries(all: &[(Summary, Vec<u8>)]) -> Vec<u8> {
         let mut writer = SummaryWriter::default();
-        for (summary, impacts) in all {
-            writer.push(summary, impacts);
+        for (i, (summary, impacts)) in all.iter().enumerate() {
+            writer.push(summary, impacts, &sample_wide(i, summary));
         }
         writer.finish()
     }
@@ -1248,7 +1317,21 @@ mod tests {
         for (i, (summary, impacts)) in all.iter().enumerate() {
             let record = summaries.record(i).expect("a record");
             assert_eq!(record.document, summary.document);
-            assert_eq!(record.own, summary.own.unwrap_or(0));
+            let wide = sample_wide(i, summary);
+            let read: Vec<u64> = summaries
+                .wide(&record)
+                .unwrap_or_default()
+                .iter()
+                .map(|w| u64::from_le_bytes(*w))
+                .collect();
+            assert_eq!(read, wide, "entry {i}");
+            assert_eq!(
+                record.wide_bounded(),
+                !wide.is_empty() && summary.best < 255 && summary.document_score < 255
+            );
+            if wide.is_empty() {
+                assert_eq!(record.own, summary.own.unwrap_or(0));
+            }
             assert_eq!(record.in_body(), summary.most[P_BODY] > 0);
             assert_eq!(
                 record.bounded(),
@@ -1285,6 +1368,18 @@ mod tests {
                 .validate(1 << 30)
                 .is_err()
         );
+        // A multi-word mask past the bytes, or longer than they hold.
+        let wide = (0..all.len())
+            .find(|&i| !sample_wide(i, &all[i].0).is_empty())
+            .expect("a sample with a multi-word mask");
+        for own in [u64::from(u32::MAX) | 2 << 32, 4 | u64::from(u32::MAX) << 32] {
+            let mut damaged = bytes.clone();
+            damaged[4 + 16 * wide + 4..4 + 16 * wide + 12].copy_from_slice(&own.to_le_bytes());
+            let damaged = Summaries::new(&damaged).expect("fits");
+            assert!(damaged.validate(1 << 30).is_err());
+            let record = damaged.record(wide).expect("a record");
+            assert_eq!(damaged.wide(&record), None);
+        }
     }
 
     #[test]

@@ -50,6 +50,9 @@ fn summarise(
     let mut out = postings::SummaryWriter::default();
     let mut run: Option<(postings::Summary, usize)> = None;
     let mut impacts = Vec::new();
+    // A long document's passage mask (`wide`), and the largest impact in any passage.
+    let mut wide = Vec::new();
+    let mut best = 0u8;
     // The document frequencies the search scores a document by: its title, name and
     // description as the document list holds them, its headings and text summed over the
     // passage entries, as the search sums them.
@@ -57,6 +60,8 @@ fn summarise(
     let mut frequencies = [0u32; DOCUMENT_FIELDS];
     let mut finish = |run: Option<(postings::Summary, usize)>,
                       impacts: &[u8],
+                      wide: &[u64],
+                      best: u8,
                       frequencies: &[u32; DOCUMENT_FIELDS]| {
         let Some((mut summary, start)) = run else {
             return;
@@ -74,14 +79,15 @@ fn summarise(
                 }
             }
         }
-        summary.best = impacts.iter().copied().max().unwrap_or(0);
+        summary.best = best;
         summary.document_score = postings::document_impact(
             &frequencies,
             &document.lengths,
             &postings::IMPACT_PARAMS,
             document_avg,
         );
-        out.push(&summary, impacts);
+        let wide = if long_maskable(document) { wide } else { &[] };
+        out.push(&summary, impacts, wide);
     };
     let mut cursor = postings::PassageCursor::new(list);
     let mut start = 0;
@@ -93,8 +99,11 @@ fn summarise(
             .as_ref()
             .is_none_or(|(summary, _)| summary.document != d)
         {
-            finish(run.take(), &impacts, &frequencies);
+            finish(run.take(), &impacts, &wide, best, &frequencies);
             impacts.clear();
+            wide.clear();
+            wide.resize(stats[d as usize].passage_count.div_ceil(64) as usize, 0);
+            best = 0;
             frequencies = [0; DOCUMENT_FIELDS];
             run = Some((
                 postings::Summary {
@@ -108,17 +117,19 @@ fn summarise(
         }
         if let Some((summary, _)) = run.as_mut() {
             let i = entry.passage - first_passage;
+            let holds = entry.tf[P_HEADING] > 0 || entry.tf[P_BODY] > 0;
+            let impact =
+                postings::impact(&entry.tf, &passage.lengths, &postings::IMPACT_PARAMS, avg);
+            best = best.max(impact);
             if i < postings::MASK_PASSAGES {
-                if entry.tf[P_HEADING] > 0 || entry.tf[P_BODY] > 0 {
+                if holds {
                     summary.own = summary.own.map(|own| own | 1 << i);
                 }
                 summary.any |= 1 << i;
-                impacts.push(postings::impact(
-                    &entry.tf,
-                    &passage.lengths,
-                    &postings::IMPACT_PARAMS,
-                    avg,
-                ));
+                impacts.push(impact);
+            }
+            if let Some(word) = wide.get_mut(i as usize / 64) {
+                *word |= u64::from(holds) << (i % 64);
             }
             for (most, &tf) in summary.most.iter_mut().zip(&entry.tf) {
                 *most = (*most).max(tf);
@@ -130,7 +141,7 @@ fn summarise(
         }
         start = cursor.position();
     }
-    finish(run.take(), &impacts, &frequencies);
+    finish(run.take(), &impacts, &wide, best, &frequencies);
     out.finish()
 }
 
@@ -140,26 +151,30 @@ fn maskable(stats: &DocumentStats) -> bool {
     stats.passage_count <= postings::MASK_PASSAGES && stats.heading_joins != u64::MAX
 }
 
-/// A document's `(heading_joins, chunk_joins)` ([`DocumentStats::heading_joins`]), or
-/// `(u64::MAX, u64::MAX)` when it has too many passages, or a heading or chunk in more
-/// than one run (then passages sharing it need not have every passage between them share
-/// it too, and a search counts its hits from the passage entries).
-fn joins(passages: &[Passage]) -> (u64, u64) {
-    if passages.len() > postings::MASK_PASSAGES as usize {
-        return (u64::MAX, u64::MAX);
-    }
-    let (mut headings, mut chunks) = (0u64, 0u64);
+/// Whether a document of more than [`postings::MASK_PASSAGES`] passages can be counted
+/// from masks of several words: its joins are recorded ([`joins`]).
+fn long_maskable(stats: &DocumentStats) -> bool {
+    stats.passage_count > postings::MASK_PASSAGES && stats.heading_joins != u64::MAX
+}
+
+/// A document's heading and chunk joins ([`DocumentStats::heading_joins`]), one word per
+/// 64 passages (at least one), or `None` when a heading or chunk is in more than one run
+/// (then passages sharing it need not have every passage between them share it too, and
+/// a search counts its hits from the passage entries).
+fn joins(passages: &[Passage]) -> Option<(Vec<u64>, Vec<u64>)> {
+    let words = passages.len().div_ceil(64).max(1);
+    let (mut headings, mut chunks) = (vec![0u64; words], vec![0u64; words]);
     let mut heading_runs = Vec::new();
     let mut chunk_runs = Vec::new();
     for (i, pair) in passages.windows(2).enumerate() {
         let i = i + 1;
         if pair[0].heading == pair[1].heading {
-            headings |= 1 << i;
+            headings[i / 64] |= 1 << (i % 64);
         } else {
             heading_runs.push(pair[0].heading);
         }
         if pair[0].chunk == pair[1].chunk {
-            chunks |= 1 << i;
+            chunks[i / 64] |= 1 << (i % 64);
         } else {
             chunk_runs.push(pair[0].chunk);
         }
@@ -174,10 +189,7 @@ fn joins(passages: &[Passage]) -> (u64, u64) {
         runs.dedup();
         runs.len() == n
     };
-    if !runs(heading_runs) || !runs(chunk_runs) {
-        return (u64::MAX, u64::MAX);
-    }
-    (headings, chunks)
+    (runs(heading_runs) && runs(chunk_runs)).then_some((headings, chunks))
 }
 
 #[derive(Default)]
@@ -231,6 +243,7 @@ pub fn build(
     let mut passages: Vec<Passage> = Vec::new();
     let mut token_starts: Vec<u8> = Vec::new();
     let mut stats: Vec<DocumentStats> = Vec::with_capacity(documents.len());
+    let mut long_joins: Vec<u64> = Vec::new();
     let mut passage_total = [0u64; PASSAGE_FIELDS];
     let mut document_total = [0u64; DOCUMENT_FIELDS];
     let (anchors, routers) = anchor_texts(documents, skills, texts);
@@ -306,7 +319,19 @@ pub fn build(
                 *total += u64::from(len);
             }
             let own = &passages[first_passage as usize..];
-            let (heading_joins, chunk_joins) = joins(own);
+            // One word in the stats; the words of a longer document apart.
+            let (heading_joins, chunk_joins) = match joins(own) {
+                Some((headings, chunks)) if own.len() <= postings::MASK_PASSAGES as usize => {
+                    (headings[0], chunks[0])
+                }
+                Some((headings, chunks)) => {
+                    let start = long_joins.len() as u64;
+                    long_joins.extend(headings);
+                    long_joins.extend(chunks);
+                    (start, u64::MAX)
+                }
+                None => (u64::MAX, u64::MAX),
+            };
             // A passage's heading holds words only when it has a heading: the text before
             // a document's first heading has none, and no heading length to count.
             let shortest = std::array::from_fn(|f| {
@@ -376,6 +401,7 @@ pub fn build(
         token_starts,
         passage_avg_len,
         impact_params: postings::IMPACT_PARAMS,
+        long_joins,
         document_avg_len,
         passages: crate::model::PassageTable::new(&passages),
         documents: stats,

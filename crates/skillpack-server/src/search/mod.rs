@@ -505,6 +505,37 @@ fn count_masked(own: u64, heading_joins: u64, chunk_joins: u64) -> usize {
     (own & !joined).count_ones() as usize
 }
 
+/// [`count_masked`] for a document of `words` × 64 passages at most: `own(k)`, and
+/// `joins(k)` as `(heading_joins, chunk_joins)`, are word `k` of each (bit `i` of word
+/// `i / 64`: passage `first_passage + i`).
+fn count_masked_words(
+    words: usize,
+    own: impl Fn(usize) -> u64,
+    joins: impl Fn(usize) -> (u64, u64),
+) -> usize {
+    // The same carries as `count_masked`, through one number of `words` × 64 bits: the
+    // last passage of a word seeds the first of the next, and a run of joins that reaches
+    // a word's top carries into the next word's addition.
+    let (mut previous, mut carries, mut count) = (0u64, [false; 2], 0usize);
+    for k in 0..words {
+        let own = own(k);
+        let seeds_from = own << 1 | previous;
+        previous = own >> 63;
+        let (heading, chunk) = joins(k);
+        let reached = |joins: u64, carry: &mut bool| {
+            let seeds = seeds_from & joins;
+            let (sum, over) = joins.overflowing_add(seeds);
+            let (sum, carried) = sum.overflowing_add(u64::from(*carry));
+            *carry = over | carried;
+            (joins & !sum) | seeds
+        };
+        let [heading_carry, chunk_carry] = &mut carries;
+        let joined = own & (reached(heading, heading_carry) | reached(chunk, chunk_carry));
+        count += (own & !joined).count_ones() as usize;
+    }
+    count
+}
+
 fn idf(n: usize, df: u32) -> f32 {
     let n = n as f32;
     let df = df as f32;
@@ -885,6 +916,32 @@ impl<'a> Index<'a> {
         };
         // Whether documents can be bounded from their terms' records alone.
         let quick = impacts && cursors.iter().all(|c| c.summaries.is_some());
+        let long_joins = index.long_joins.as_slice();
+        // The hits of a document of more than a word of passages, from its terms' masks of
+        // several words and its joins; `None` when it has none to count from (joins not
+        // recorded, or a mask missing or of another length: damaged bytes).
+        let count_long = |cursors: &[TermCursor<'_>], d: u32, stats: &ArchivedDocumentStats| {
+            let words = crate::model::long_joins_words(stats)?;
+            let start = usize::try_from(stats.heading_joins.to_native()).ok()?;
+            let joins = long_joins.get(start..start.checked_add(words.checked_mul(2)?)?)?;
+            let mut masks: [&[[u8; 8]]; query::MAX_TERMS] = [&[]; query::MAX_TERMS];
+            for (mask, c) in masks.iter_mut().zip(cursors) {
+                if let Some(record) = c.record.filter(|r| r.document == d) {
+                    *mask = c.summaries?.wide(&record).filter(|m| m.len() == words)?;
+                }
+            }
+            let masks = &masks[..cursors.len()];
+            Some(count_masked_words(
+                words,
+                |k| {
+                    masks
+                        .iter()
+                        .filter_map(|m| m.get(k))
+                        .fold(0, |own, word| own | u64::from_le_bytes(*word))
+                },
+                |k| (joins[k].to_native(), joins[words + k].to_native()),
+            ))
+        };
         // For a document every query term in which has an impact record: whether its
         // first bound rules it out (then its hits are counted into `total`, and the cursors
         // pass it). `false`: it is read as any other.
@@ -895,18 +952,22 @@ impl<'a> Index<'a> {
                                     total: &mut usize|
          -> bool {
             let mut titled = false;
+            // More passages than a word: the records point at masks of several words.
+            let long = stats.passage_count.to_native() > crate::postings::MASK_PASSAGES;
             let (mut passage_bound, mut document_bound) = (0f32, 0f32);
             let (mut present, mut holding) = (0u32, 0u64);
             for (i, c) in cursors.iter().enumerate() {
                 let in_fields = c.document.is_some_and(|e| e.document == d);
                 titled |= in_fields;
                 match c.record.filter(|r| r.document == d) {
-                    Some(r) if r.bounded() => {
+                    Some(r) if (if long { r.wide_bounded() } else { r.bounded() }) => {
                         passage_bound += c.passage_scale * f32::from(r.best) / IMPACT_SCALE;
                         document_bound +=
                             c.document_scale * f32::from(r.document_score) / IMPACT_SCALE;
                         present |= u32::from(r.in_body()) << i;
-                        holding |= r.own;
+                        // (A long document's parent share is bounded as if several
+                        // passages held a term: its mask is not read unless needed.)
+                        holding |= if long { u64::MAX } else { r.own };
                     }
                     None if !in_fields => {}
                     _ => return false,
@@ -928,25 +989,38 @@ impl<'a> Index<'a> {
                 stats.heading_joins.to_native(),
                 stats.chunk_joins.to_native(),
             );
-            let maskable = stats.passage_count.to_native() <= crate::postings::MASK_PASSAGES
-                && joins.0 != u64::MAX;
+            let maskable = !long && joins.0 != u64::MAX;
             // (Widened as in the ranking below.)
             let below = bound * 1.0001 + 1e-6 < threshold;
-            if !maskable || !below {
+            if !below {
                 return false;
             }
+            let matched = if maskable {
+                let mut own = 0u64;
+                for c in cursors.iter() {
+                    if let Some(record) = c.record.filter(|r| r.document == d) {
+                        own |= record.own;
+                    }
+                }
+                count_masked(own, joins.0, joins.1)
+            } else {
+                match count_long(cursors, d, stats) {
+                    Some(matched) => {
+                        tests::long_skipped();
+                        matched
+                    }
+                    None => return false,
+                }
+            };
             tests::skipped();
-            let mut own = 0u64;
             for c in cursors.iter_mut() {
                 if c.document.is_some_and(|e| e.document == d) {
                     c.document = c.documents.next();
                 }
-                if let Some(record) = c.record.filter(|r| r.document == d) {
-                    own |= record.own;
+                if c.record.is_some_and(|r| r.document == d) {
                     c.skip_run();
                 }
             }
-            let matched = count_masked(own, joins.0, joins.1);
             let fallback = matched == 0 && titled && stats.passage_count.to_native() > 0;
             *total += if fallback { 1 } else { matched };
             true
@@ -1767,6 +1841,9 @@ mod tests {
 
     #[inline(always)]
     pub(super) fn skipped() {}
+
+    #[inline(always)]
+    pub(super) fn long_skipped() {}
 
     #[inline(always)]
     pub(super) fn impact_skipped() -> bool {

@@ -27,6 +27,16 @@ thread_local! {
     static IMPACT_SKIPPED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
+thread_local! {
+    /// Of those, the documents of more than 64 passages counted from masks of several
+    /// words, on this thread.
+    static LONG_SKIPPED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+pub(super) fn long_skipped() {
+    LONG_SKIPPED.with(|n| n.set(n.get() + 1));
+}
+
 pub(super) fn impact_skipped() -> bool {
     IMPACT_SKIPPED.with(|n| n.set(n.get() + 1));
     true
@@ -944,7 +954,25 @@ fn summarised_fixture() -> Catalog {
                 word(&mut next),
                 word(&mut next)
             ));
-            let sections = if d == 7 { 80 } else { 3 + next(9) };
+            // Documents of more than 64 passages, some far more, with sections across
+            // the 64-passage boundaries.
+            let sections = match d {
+                7 => 80,
+                13 => 61,
+                29 => 130,
+                41 => 190,
+                _ => 3 + next(9),
+            };
+            // Most of a long document's words are filler, so that common words' bounds
+            // rule it out of many pages and its hits are counted from masks.
+            let long = sections > 60;
+            let word = |next: &mut dyn FnMut(usize) -> usize| {
+                if long && next(6) != 0 {
+                    "lorem"
+                } else {
+                    word(next)
+                }
+            };
             for s in 0..sections {
                 let level = 2 + next(3);
                 text.push_str(&format!(
@@ -1000,7 +1028,13 @@ fn summaries_prune_without_changing_any_answer() {
         .filter(|(_, entry)| !entry.summaries.is_empty())
         .count();
     assert!(summarised >= 8, "{summarised} terms with summaries");
-    assert!(search.documents.iter().any(|d| d.passage_count > 64));
+    let long: Vec<u32> = search
+        .documents
+        .iter()
+        .map(|d| d.passage_count.to_native())
+        .filter(|&n| n > 64)
+        .collect();
+    assert!(long.len() >= 3 && long.iter().any(|&n| n > 128), "{long:?}");
     let queries = [
         "cache",
         "archive handler",
@@ -1069,6 +1103,8 @@ fn summaries_prune_without_changing_any_answer() {
     assert!(compared > 500, "{compared} answers with hits");
     // And the summaries did skip documents, some only by their impacts.
     assert!(SKIPPED.with(std::cell::Cell::get) > 1000);
+    let long = LONG_SKIPPED.with(std::cell::Cell::get);
+    assert!(long > 50, "{long} long documents counted from masks");
     let by_impacts = IMPACT_SKIPPED.with(std::cell::Cell::get);
     assert!(
         by_impacts > 100,
@@ -1221,5 +1257,65 @@ fn masks_count_hits_as_the_entries_do() {
             count_masked(own, heading_joins, chunk_joins),
             hits_by_entries(own, &headings, &chunks)
         );
+        assert_eq!(
+            count_masked_words(1, |_| own, |_| (heading_joins, chunk_joins)),
+            count_masked(own, heading_joins, chunk_joins)
+        );
     }
+    // Documents of 65 to 256 passages: masks of several words, sections, chunks and runs
+    // of matching passages across the words' boundaries.
+    for n in (65..=256usize).step_by(7).chain([127, 128, 129, 192, 193]) {
+        for round in 0..200 {
+            let words = n.div_ceil(64);
+            let (mut headings, mut chunks) = (vec![0u32; n], vec![0u32; n]);
+            let (mut heading_joins, mut chunk_joins) = (vec![0u64; words], vec![0u64; words]);
+            let mut own = vec![0u64; words];
+            // Sparse breaks in some rounds: long sections and chunks across boundaries.
+            let sparse = round % 3;
+            for i in 0..n {
+                let mut r = random();
+                for _ in 0..sparse {
+                    r &= random();
+                }
+                if i > 0 {
+                    let (new_heading, new_chunk) = (r & 1, r >> 1 & r >> 2 & 1);
+                    headings[i] = headings[i - 1] + new_heading as u32;
+                    chunks[i] = chunks[i - 1] + new_chunk as u32;
+                    heading_joins[i / 64] |= (1 - new_heading) << (i % 64);
+                    chunk_joins[i / 64] |= (1 - new_chunk) << (i % 64);
+                }
+                own[i / 64] |= u64::from(random() % 4 < 1 + round as u64 % 3) << (i % 64);
+            }
+            let by_entries = {
+                let mut hits = 0;
+                let mut last: Option<usize> = None;
+                for p in (0..n).filter(|&p| own[p / 64] >> (p % 64) & 1 != 0) {
+                    if !last.is_some_and(|q| headings[q] == headings[p] || chunks[q] == chunks[p]) {
+                        hits += 1;
+                    }
+                    last = Some(p);
+                }
+                hits
+            };
+            assert_eq!(
+                count_masked_words(words, |k| own[k], |k| (heading_joins[k], chunk_joins[k])),
+                by_entries,
+                "{n} passages, round {round}"
+            );
+        }
+    }
+    // Sections that end, or go on, at the words' boundaries.
+    assert_eq!(
+        count_masked_words(3, |_| u64::MAX, |_| (u64::MAX - 1, 0)),
+        3
+    );
+    assert_eq!(
+        count_masked_words(3, |_| u64::MAX, |k| (u64::MAX - u64::from(k == 0), 0)),
+        1
+    );
+    assert_eq!(
+        count_masked_words(2, |k| [1 << 63, 1][k], |k| ([0, 1][k], 0)),
+        1
+    );
+    assert_eq!(count_masked_words(2, |k| [1 << 63, 1][k], |_| (0, 0)), 2);
 }
