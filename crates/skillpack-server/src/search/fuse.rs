@@ -43,7 +43,10 @@
 //! name two steps of one "Process" outvote one that names the page's "Output Format". The
 //! query's clear winner (below) keeps its section, and only a subsection of it that other
 //! phrasings name refines it. On the tuning split this took fused section@1 from 77/94 to
-//! 82/94 (held-out 34/44 either way).
+//! 82/94 (held-out 34/44 either way). When the vote ties (three phrasings, three sections),
+//! the section the phrasings' whole rankings in the page put highest wins
+//! (`Params::ties_by_ranks`): each phrasing ranks the page's other sections too, and the
+//! query that names the page's introduction first may name the answering section second.
 //!
 //! Scores of different phrasings are never compared, only their ranks, so a phrasing with
 //! many rare words does not drown the others.
@@ -57,7 +60,10 @@
 //! else as well; the rephrasings an agent writes before its first search are its guesses at
 //! the docs' words, and several guesses that agree on a neighbouring topic outvoted the one
 //! phrasing that matched (issue 47: a page the query alone ranked first, 90 against 39, fell
-//! out of the top 10). Below that margin the query has not decided, and rank fusion decides
+//! out of the top 10). An exact match holds the query's words as written: a lead counts only
+//! when the winner's chunk holds [`VERBATIM_RUN`] of them in a row (`Params::winner_verbatim`),
+//! since a question's words can also lead by landing, scattered, in an unrelated section.
+//! Below that margin the query has not decided, and rank fusion decides
 //! as before: rephrasings still help a vague query. Leads are ratios of a phrasing's own
 //! scores, so comparing them compares no scores across phrasings. The margin is the one
 //! the single search already used, not chosen for this rule; that a clearer rephrasing
@@ -72,6 +78,10 @@ use super::{CLEAR_LEAD_MARGIN, Hit, Index, MAX_RESULTS, Params, Request, Results
 pub const RRF_K: f32 = 60.0;
 /// Most alternative phrasings one request carries.
 pub const MAX_ALSO: usize = 4;
+/// Words of the query in a row, as written, that make its clear winner an exact match
+/// (`Params::winner_verbatim`): a phrase, not a pair of words that often stand together.
+/// Three and four gave the same figures on both tuning trees; the shorter is kept.
+pub const VERBATIM_RUN: usize = 3;
 
 /// Fuse rankings (each best first) into one, best first, at most [`MAX_RESULTS`] hits.
 ///
@@ -85,6 +95,7 @@ pub fn fuse(
     query_leads: bool,
     vote_sections: bool,
     tree: Option<&Path<'_>>,
+    ties_by_ranks: bool,
 ) -> Vec<Hit> {
     struct Fused {
         hit: Hit,
@@ -103,6 +114,8 @@ pub fn fuse(
         firsts: Vec<Hit>,
         // Which of `firsts` is the best phrasing's (it names `chunk`).
         speaker: usize,
+        // Every hit of every list in the document: (list, rank, section).
+        ranked: Vec<(usize, usize, Option<u32>)>,
     }
     let mut fused: Vec<Fused> = Vec::new();
     // A hit is a chunk: each single ranking names a chunk once, by its best section.
@@ -118,7 +131,11 @@ pub fn fuse(
                 chunk: hit.chunk,
                 firsts: Vec::new(),
                 speaker: 0,
+                ranked: Vec::new(),
             });
+            if vote_sections && ties_by_ranks {
+                document.ranked.push((list, rank, hit.heading));
+            }
             if document.next_list <= list {
                 if vote_sections {
                     document.firsts.push(hit.clone());
@@ -169,7 +186,13 @@ pub fn fuse(
         for (&id, document) in documents.iter_mut() {
             let kept = winner == Some(id);
             let voted = match tree {
-                Some(path) => tree_vote(document.speaker, &document.firsts, path, kept),
+                Some(path) => tree_vote(
+                    document.speaker,
+                    &document.firsts,
+                    path,
+                    kept,
+                    (ties_by_ranks, &document.ranked),
+                ),
                 None if kept => None,
                 None => vote_for_section(document.chunk, &document.firsts),
             };
@@ -253,6 +276,7 @@ fn tree_vote<'h>(
     firsts: &'h [Hit],
     path: &Path<'_>,
     within_speaking: bool,
+    (by_ranks, ranked): (bool, &[(usize, usize, Option<u32>)]),
 ) -> Option<&'h Hit> {
     // Most documents are found by one phrasing, or named by one section: nothing to vote.
     let named = firsts.get(speaking)?.heading;
@@ -281,17 +305,37 @@ fn tree_vote<'h>(
         if groups.is_empty() {
             break;
         }
+        // A tie goes to the section the phrasings' whole rankings put highest
+        // (`ties_by_ranks`): one phrasing's first hit against another's says little, and
+        // each phrasing's later hits in the page say which of the tied sections it prefers.
+        let ranks = |section: u32| -> f32 {
+            if !by_ranks {
+                return 0.0;
+            }
+            // Each phrasing's best rank of a hit inside the section, fused.
+            let mut best: HashMap<usize, usize> = HashMap::new();
+            for &(list, rank, heading) in ranked {
+                if path(firsts[speaking].document, heading).get(depth) == Some(&section) {
+                    let at = best.entry(list).or_insert(rank);
+                    *at = (*at).min(rank);
+                }
+            }
+            best.values().map(|&r| 1.0 / (RRF_K + (r + 1) as f32)).sum()
+        };
         let best = groups
             .iter()
             .enumerate()
-            .max_by_key(|(order, (_, members))| {
-                (
-                    members.len(),
-                    members.contains(&speaking),
-                    std::cmp::Reverse(*order),
-                )
+            .map(|(order, (section, members))| {
+                let key = (members.len(), ranks(*section));
+                (order, key, members.contains(&speaking))
             })
-            .map(|(order, _)| order)
+            .max_by(|(a_order, a, a_speaks), (b_order, b, b_speaks)| {
+                a.0.cmp(&b.0)
+                    .then(a.1.total_cmp(&b.1))
+                    .then(a_speaks.cmp(b_speaks))
+                    .then(b_order.cmp(a_order))
+            })
+            .map(|(order, _, _)| order)
             .unwrap_or(0);
         alive = groups.swap_remove(best).1;
         depth += 1;
@@ -357,8 +401,16 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
     // elsewhere is evidence too (the query's words can match a heading by accident, "panic
     // instead of returning a Result"), and then rank fusion weighs the two as before.
     // A query of code alone is an exact match however narrowly it leads (`keep_code_winner`).
+    // A lead is an exact match's when the winner holds the query's words as written; a
+    // question's words can also lead by landing, scattered, in an unrelated section.
+    let verbatim = |list: &[Hit]| {
+        !params.winner_verbatim
+            || list
+                .first()
+                .is_some_and(|first| holds_verbatim(index, request.query, first, VERBATIM_RUN))
+    };
     let query_leads = params.keep_clear_winner
-        && (query_lead >= CLEAR_LEAD_MARGIN
+        && ((query_lead >= CLEAR_LEAD_MARGIN && verbatim(&lists[0]))
             || (params.keep_code_winner && super::query::code_only(request.query)))
         && lists[1..].iter().all(|list| {
             let agrees =
@@ -390,6 +442,7 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
         query_leads,
         params.vote_sections,
         params.tree_vote.then_some(&path as &Path<'_>),
+        params.ties_by_ranks,
     );
     let end = request.offset.saturating_add(request.limit);
     // Rank fusion scores are close together whatever the agreement (1/61 against 1/62),
@@ -420,6 +473,41 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
     }
 }
 
+/// Whether the hit's chunk holds `run` of the query's words in a row as written (or the
+/// whole query, when it has fewer); words are lowercase runs of letters and digits.
+fn holds_verbatim(index: &Index<'_>, query: &str, hit: &Hit, run: usize) -> bool {
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let asked = words(query);
+    let Ok(tables) = index.tables(hit.document) else {
+        return false;
+    };
+    let Some(chunk) = tables.chunks.get(hit.chunk as usize) else {
+        return false;
+    };
+    let document = index.document(hit.document);
+    let Ok(text) = index.text_range(document, chunk.start as usize..chunk.end as usize) else {
+        return false;
+    };
+    let held = words(&text);
+    let mut best = 0;
+    for start in 0..held.len() {
+        for from in 0..asked.len() {
+            let n = asked[from..]
+                .iter()
+                .zip(&held[start..])
+                .take_while(|(a, b)| a == b)
+                .count();
+            best = best.max(n);
+        }
+    }
+    best >= run.min(asked.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -445,6 +533,7 @@ mod tests {
             false,
             false,
             None,
+            false,
         );
         let order: Vec<u32> = fused.iter().map(|h| h.document).collect();
         assert_eq!(order, [2, 1, 4, 3, 5]);
@@ -461,19 +550,19 @@ mod tests {
             vec![hit(1, 2), hit(3, 0)],
             vec![hit(3, 0), hit(1, 2)],
         ];
-        let voted = fuse(&lists, false, true, None);
+        let voted = fuse(&lists, false, true, None, false);
         assert_eq!((voted[0].document, voted[0].heading), (1, Some(2)));
         // Its fused score is the document's: the section voted for took its votes.
         let expected = 2.0 / (RRF_K + 1.0) + 1.0 / (RRF_K + 2.0);
         assert!((voted[0].score - expected).abs() < 1e-6);
         // Without voting, the best phrasing's section speaks.
-        let best = fuse(&lists, false, false, None);
+        let best = fuse(&lists, false, false, None, false);
         assert_eq!((best[0].document, best[0].heading), (1, Some(1)));
         // A tie keeps the best phrasing's section.
-        let tie = fuse(&lists[..2], false, true, None);
+        let tie = fuse(&lists[..2], false, true, None, false);
         assert_eq!((tie[0].document, tie[0].heading), (1, Some(1)));
         // The query's clear winner keeps its section whatever the votes.
-        let kept = fuse(&lists, true, true, None);
+        let kept = fuse(&lists, true, true, None, false);
         assert_eq!((kept[0].document, kept[0].heading), (1, Some(1)));
     }
 
@@ -491,7 +580,7 @@ mod tests {
         };
         let tree = Some(&outline as &Path<'_>);
         let first = |lists: &[Vec<Hit>], query_leads: bool, tree: Option<&Path<'_>>| {
-            let fused = fuse(lists, query_leads, true, tree);
+            let fused = fuse(lists, query_leads, true, tree, false);
             (fused[0].document, fused[0].heading)
         };
         // The question names the page, a rephrasing a section of it, another a subsection of
@@ -536,6 +625,35 @@ mod tests {
     }
 
     #[test]
+    fn a_tie_in_the_vote_goes_to_the_section_the_rankings_put_highest() {
+        // A page (0) with sections 1 and 5. The query names the page's top and ranks
+        // section 5 next; one rephrasing names section 1 alone, the other section 5. The
+        // vote goes into the page and ties, one first hit each, and the query's own
+        // ranking of the page decides: section 5. By phrasing order alone, the earlier
+        // rephrasing's section 1 would be named (an agent's "HTTP Proxies" lost to "SOCKS"
+        // so on the httpx tree).
+        let outline = |_: u32, heading: Option<u32>| -> Vec<u32> {
+            match heading {
+                None => Vec::new(),
+                Some(0) => vec![0],
+                Some(h) => vec![0, h],
+            }
+        };
+        let tree = Some(&outline as &Path<'_>);
+        let lists = [vec![hit(1, 0), hit(1, 5)], vec![hit(1, 1)], vec![hit(1, 5)]];
+        let named = |by_ranks: bool| fuse(&lists, false, true, tree, by_ranks)[0].heading;
+        assert_eq!(named(true), Some(5));
+        assert_eq!(named(false), Some(1));
+        // A majority still wins over ranks: two first hits in section 1 against one.
+        let majority = [
+            vec![hit(1, 5), hit(1, 1)],
+            vec![hit(1, 1)],
+            vec![hit(1, 1), hit(1, 5)],
+        ];
+        assert_eq!(fuse(&majority, false, true, tree, true)[0].heading, Some(1));
+    }
+
+    #[test]
     fn sections_are_fused_one_by_one_and_keep_their_best_ranking() {
         let mut second = hit(1, 2);
         second.snippet = 5..9;
@@ -544,6 +662,7 @@ mod tests {
             false,
             false,
             None,
+            false,
         );
         assert_eq!(fused.len(), 2);
         // Both lists rank the document first; the earlier list's chunk speaks for it.
@@ -568,6 +687,57 @@ mod tests {
             .iter()
             .map(|h| index.document(h.document).uri.to_string())
             .collect()
+    }
+
+    #[test]
+    fn a_clear_lead_without_the_query_s_words_in_a_row_is_no_exact_match() {
+        // The question's words land, scattered, in a code of conduct and lead clearly
+        // there; both rephrasings agree on the mock transport. Only a winner that holds
+        // three of the query's words in a row as written (`Params::winner_verbatim`) is
+        // kept first against them.
+        let catalog = Box::leak(Box::new(crate::search::tests::compile_fixture(|write| {
+            write(
+                "docs/conduct.md",
+                "# Code of Conduct\n\n## Behaviour\n\nDo not send made-up stories about other \
+                 members, do not keep contacting a member who asked you to stop, and wait for a \
+                 reply before you post on their website again.\n",
+            );
+            write(
+                "docs/transports.md",
+                "# Transports\n\n## Mock transports\n\nIn tests, a mock transport hands every \
+                 request to a handler that returns a canned response, so nothing goes over \
+                 the network.\n\n## Proxies\n\nA proxy transport sends each request through \
+                 a proxy server and returns its response.\n",
+            );
+        })));
+        let index = Index::from(&*catalog);
+        let query = "for my tests hand back a made-up reply instead of contacting the website";
+        let also = [
+            "mock transport returns a canned response",
+            "fake response handler transport",
+        ];
+        let first = |params: &Params, also: &[&str]| {
+            let results = index.search_with(
+                &Request {
+                    query,
+                    kind: crate::search::Kind::All,
+                    offset: 0,
+                    limit: 5,
+                    also,
+                },
+                params,
+            );
+            index.document(results.hits[0].document).uri.to_string()
+        };
+        let conduct = "resource://docs/conduct.md";
+        let transports = "resource://docs/transports.md";
+        let any_lead = Params {
+            winner_verbatim: false,
+            ..Params::default()
+        };
+        assert_eq!(first(&Params::default(), &[]), conduct);
+        assert_eq!(first(&any_lead, &also), conduct);
+        assert_eq!(first(&Params::default(), &also), transports);
     }
 
     #[test]
@@ -623,6 +793,7 @@ mod tests {
             false,
             false,
             None,
+            false,
         );
         let chunks: Vec<(u32, u32)> = fused.iter().map(|h| (h.document, h.chunk)).collect();
         assert_eq!(chunks, [(1, 1), (2, 0), (3, 0), (4, 0)]);
@@ -645,6 +816,7 @@ mod tests {
             false,
             false,
             None,
+            false,
         );
         assert_eq!(fused[0].document, 1, "{fused:?}");
         assert_eq!(
@@ -654,7 +826,13 @@ mod tests {
         let expected = 3.0 / (RRF_K + 2.0);
         assert!((fused[0].score - expected).abs() < 1e-6);
         // A document only a later phrasing finds has that phrasing's vote.
-        let late = fuse(&[vec![hit(2, 0)], vec![hit(1, 0)]], false, false, None);
+        let late = fuse(
+            &[vec![hit(2, 0)], vec![hit(1, 0)]],
+            false,
+            false,
+            None,
+            false,
+        );
         assert!(
             late.iter()
                 .all(|h| (h.score - 1.0 / (RRF_K + 1.0)).abs() < 1e-6)
@@ -677,6 +855,7 @@ mod tests {
             false,
             false,
             None,
+            false,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (1, 0), "{fused:?}");
         let expected = 1.0 / (RRF_K + 1.0) + 2.0 / (RRF_K + 2.0);
@@ -690,6 +869,7 @@ mod tests {
             false,
             false,
             None,
+            false,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (1, 1), "{fused:?}");
     }
@@ -706,11 +886,11 @@ mod tests {
             .collect();
         let mut lists = vec![query];
         lists.extend(std::iter::repeat_n(others.clone(), 4));
-        let outvoted = fuse(&lists, false, false, None);
+        let outvoted = fuse(&lists, false, false, None, false);
         let at = outvoted.iter().position(|h| h.document == 1);
         assert_eq!(at, Some(11), "{outvoted:?}");
         // When the query leads clearly, its first hit counts as every phrasing's first.
-        let kept = fuse(&lists, true, false, None);
+        let kept = fuse(&lists, true, false, None, false);
         assert_eq!((kept[0].document, kept[0].chunk), (1, 0), "{kept:?}");
         assert!((kept[0].score - 5.0 / (RRF_K + 1.0)).abs() < 1e-6);
         // The rest is fused as before: only the winner moved.
@@ -729,6 +909,7 @@ mod tests {
             true,
             false,
             None,
+            false,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (2, 0), "{fused:?}");
         assert_eq!((fused[1].document, fused[1].chunk), (1, 1), "{fused:?}");
@@ -737,13 +918,13 @@ mod tests {
     #[test]
     fn one_list_keeps_its_order() {
         let list = vec![hit(3, 0), hit(1, 0), hit(2, 1)];
-        let fused = fuse(std::slice::from_ref(&list), false, false, None);
+        let fused = fuse(std::slice::from_ref(&list), false, false, None, false);
         let order: Vec<_> = fused.iter().map(|h| (h.document, h.heading)).collect();
         let expected: Vec<_> = list.iter().map(|h| (h.document, h.heading)).collect();
         assert_eq!(order, expected);
         // Several hits of one document included.
         let list = vec![hit(1, 0), hit(1, 1), hit(2, 0), hit(1, 2), hit(3, 0)];
-        let alone: Vec<(u32, u32)> = fuse(std::slice::from_ref(&list), false, false, None)
+        let alone: Vec<(u32, u32)> = fuse(std::slice::from_ref(&list), false, false, None, false)
             .iter()
             .map(|h| (h.document, h.chunk))
             .collect();
