@@ -159,7 +159,6 @@ fn set_param(params: &mut Params, setting: &str) -> Result<(), String> {
         "vote_sections" => params.vote_sections = one != 0.0,
         "keep_code_winner" => params.keep_code_winner = one != 0.0,
         "tree_vote" => params.tree_vote = one != 0.0,
-        "ties_by_ranks" => params.ties_by_ranks = one != 0.0,
         "winner_verbatim" => params.winner_verbatim = one != 0.0,
         "passage_weights" => copy(&mut params.passage_weights, &values)?,
         "passage_b" => copy(&mut params.passage_b, &values)?,

@@ -308,10 +308,10 @@ fn generator_trees_keep_the_section_target() {
 /// The httpx docs (`benches/corpora/httpx`, committed), the second tuning tree: 66 questions
 /// written from its pages, a third of them held out by the hash rule of the shared splits,
 /// with an agent's rephrasings written from the questions alone. Untuned, with `also`, the
-/// answering section came first for 35/45 tuning and 19/21 held-out questions; with ties in
-/// the outline vote going to the phrasings' rankings and a clear winner kept only as an
-/// exact match (both chosen on the two tuning trees), 38/45 and 19/21. The floor keeps that
-/// less about two questions, and the fused page figures at or above the query alone's.
+/// answering section came first for 35/45 tuning and 19/21 held-out questions; with the
+/// query's clear winner kept only as an exact match (`Params::winner_verbatim`, chosen on
+/// the two tuning trees), 36/45 and 19/21. The floor keeps that less two questions, and the
+/// fused page figures at or above the query alone's.
 #[test]
 fn httpx_tree_keeps_its_floors() {
     let root = common::crate_root();
@@ -345,7 +345,7 @@ fn httpx_tree_keeps_its_floors() {
     let line = total.line("httpx / skillpack + also");
     eprintln!("{line}\n{}", total_alone.line("httpx / skillpack"));
     assert_eq!(total.with_section, 66, "{line}");
-    assert!(total.section1() >= 0.83, "{line}");
+    assert!(total.section1() >= 0.80, "{line}");
     assert!(total.recall1() >= total_alone.recall1(), "{line}");
     assert!(total.recall3() >= total_alone.recall3(), "{line}");
 }
@@ -400,9 +400,9 @@ struct Floors {
 /// one call) was 0.736 and 0.755 before issue 47 named a subsection over its parent and let
 /// phrasings vote for a document's section, 0.791 and 0.782 after, and 0.800 and 0.791
 /// once the phrasings voted down the outline (`Params::tree_vote`, chosen on the tuning
-/// split), 0.818 and 0.800 once ties in that vote went to the phrasings' rankings and the
-/// query's clear winner had to be an exact match (chosen on the two tuning trees, the
-/// shared corpora's and httpx's); its floor is 0.78 (the issue's target is 0.85). Raise the floors to the targets
+/// split), 0.809 and 0.791 once the query's clear winner had to be an exact match (chosen
+/// on the two tuning trees, the shared corpora's and httpx's); its floor is 0.78 (the
+/// issue's target is 0.85). Raise the floors to the targets
 /// once reached; never lower them to pass.
 const FROZEN_FLOORS: Floors = Floors {
     recall1: 0.73,

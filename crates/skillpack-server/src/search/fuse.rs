@@ -43,10 +43,7 @@
 //! name two steps of one "Process" outvote one that names the page's "Output Format". The
 //! query's clear winner (below) keeps its section, and only a subsection of it that other
 //! phrasings name refines it. On the tuning split this took fused section@1 from 77/94 to
-//! 82/94 (held-out 34/44 either way). When the vote ties (three phrasings, three sections),
-//! the section the phrasings' whole rankings in the page put highest wins
-//! (`Params::ties_by_ranks`): each phrasing ranks the page's other sections too, and the
-//! query that names the page's introduction first may name the answering section second.
+//! 82/94 (held-out 34/44 either way).
 //!
 //! Scores of different phrasings are never compared, only their ranks, so a phrasing with
 //! many rare words does not drown the others.
@@ -95,7 +92,6 @@ pub fn fuse(
     query_leads: bool,
     vote_sections: bool,
     tree: Option<&Path<'_>>,
-    ties_by_ranks: bool,
 ) -> Vec<Hit> {
     struct Fused {
         hit: Hit,
@@ -114,8 +110,6 @@ pub fn fuse(
         firsts: Vec<Hit>,
         // Which of `firsts` is the best phrasing's (it names `chunk`).
         speaker: usize,
-        // Every hit of every list in the document: (list, rank, section).
-        ranked: Vec<(usize, usize, Option<u32>)>,
     }
     let mut fused: Vec<Fused> = Vec::new();
     // A hit is a chunk: each single ranking names a chunk once, by its best section.
@@ -131,11 +125,7 @@ pub fn fuse(
                 chunk: hit.chunk,
                 firsts: Vec::new(),
                 speaker: 0,
-                ranked: Vec::new(),
             });
-            if vote_sections && ties_by_ranks {
-                document.ranked.push((list, rank, hit.heading));
-            }
             if document.next_list <= list {
                 if vote_sections {
                     document.firsts.push(hit.clone());
@@ -186,13 +176,7 @@ pub fn fuse(
         for (&id, document) in documents.iter_mut() {
             let kept = winner == Some(id);
             let voted = match tree {
-                Some(path) => tree_vote(
-                    document.speaker,
-                    &document.firsts,
-                    path,
-                    kept,
-                    (ties_by_ranks, &document.ranked),
-                ),
+                Some(path) => tree_vote(document.speaker, &document.firsts, path, kept),
                 None if kept => None,
                 None => vote_for_section(document.chunk, &document.firsts),
             };
@@ -276,7 +260,6 @@ fn tree_vote<'h>(
     firsts: &'h [Hit],
     path: &Path<'_>,
     within_speaking: bool,
-    (by_ranks, ranked): (bool, &[(usize, usize, Option<u32>)]),
 ) -> Option<&'h Hit> {
     // Most documents are found by one phrasing, or named by one section: nothing to vote.
     let named = firsts.get(speaking)?.heading;
@@ -305,37 +288,17 @@ fn tree_vote<'h>(
         if groups.is_empty() {
             break;
         }
-        // A tie goes to the section the phrasings' whole rankings put highest
-        // (`ties_by_ranks`): one phrasing's first hit against another's says little, and
-        // each phrasing's later hits in the page say which of the tied sections it prefers.
-        let ranks = |section: u32| -> f32 {
-            if !by_ranks {
-                return 0.0;
-            }
-            // Each phrasing's best rank of a hit inside the section, fused.
-            let mut best: HashMap<usize, usize> = HashMap::new();
-            for &(list, rank, heading) in ranked {
-                if path(firsts[speaking].document, heading).get(depth) == Some(&section) {
-                    let at = best.entry(list).or_insert(rank);
-                    *at = (*at).min(rank);
-                }
-            }
-            best.values().map(|&r| 1.0 / (RRF_K + (r + 1) as f32)).sum()
-        };
         let best = groups
             .iter()
             .enumerate()
-            .map(|(order, (section, members))| {
-                let key = (members.len(), ranks(*section));
-                (order, key, members.contains(&speaking))
+            .max_by_key(|(order, (_, members))| {
+                (
+                    members.len(),
+                    members.contains(&speaking),
+                    std::cmp::Reverse(*order),
+                )
             })
-            .max_by(|(a_order, a, a_speaks), (b_order, b, b_speaks)| {
-                a.0.cmp(&b.0)
-                    .then(a.1.total_cmp(&b.1))
-                    .then(a_speaks.cmp(b_speaks))
-                    .then(b_order.cmp(a_order))
-            })
-            .map(|(order, _, _)| order)
+            .map(|(order, _)| order)
             .unwrap_or(0);
         alive = groups.swap_remove(best).1;
         depth += 1;
@@ -442,7 +405,6 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
         query_leads,
         params.vote_sections,
         params.tree_vote.then_some(&path as &Path<'_>),
-        params.ties_by_ranks,
     );
     let end = request.offset.saturating_add(request.limit);
     // Rank fusion scores are close together whatever the agreement (1/61 against 1/62),
@@ -493,19 +455,13 @@ fn holds_verbatim(index: &Index<'_>, query: &str, hit: &Hit, run: usize) -> bool
     let Ok(text) = index.text_range(document, chunk.start as usize..chunk.end as usize) else {
         return false;
     };
-    let held = words(&text);
-    let mut best = 0;
-    for start in 0..held.len() {
-        for from in 0..asked.len() {
-            let n = asked[from..]
-                .iter()
-                .zip(&held[start..])
-                .take_while(|(a, b)| a == b)
-                .count();
-            best = best.max(n);
-        }
+    // Runs of `n` words are compared whole, so the cost is linear in the chunk's words.
+    let n = run.min(asked.len());
+    if n == 0 {
+        return false;
     }
-    best >= run.min(asked.len())
+    let runs: std::collections::HashSet<&[String]> = asked.windows(n).collect();
+    words(&text).windows(n).any(|held| runs.contains(held))
 }
 
 #[cfg(test)]
@@ -533,7 +489,6 @@ mod tests {
             false,
             false,
             None,
-            false,
         );
         let order: Vec<u32> = fused.iter().map(|h| h.document).collect();
         assert_eq!(order, [2, 1, 4, 3, 5]);
@@ -550,19 +505,19 @@ mod tests {
             vec![hit(1, 2), hit(3, 0)],
             vec![hit(3, 0), hit(1, 2)],
         ];
-        let voted = fuse(&lists, false, true, None, false);
+        let voted = fuse(&lists, false, true, None);
         assert_eq!((voted[0].document, voted[0].heading), (1, Some(2)));
         // Its fused score is the document's: the section voted for took its votes.
         let expected = 2.0 / (RRF_K + 1.0) + 1.0 / (RRF_K + 2.0);
         assert!((voted[0].score - expected).abs() < 1e-6);
         // Without voting, the best phrasing's section speaks.
-        let best = fuse(&lists, false, false, None, false);
+        let best = fuse(&lists, false, false, None);
         assert_eq!((best[0].document, best[0].heading), (1, Some(1)));
         // A tie keeps the best phrasing's section.
-        let tie = fuse(&lists[..2], false, true, None, false);
+        let tie = fuse(&lists[..2], false, true, None);
         assert_eq!((tie[0].document, tie[0].heading), (1, Some(1)));
         // The query's clear winner keeps its section whatever the votes.
-        let kept = fuse(&lists, true, true, None, false);
+        let kept = fuse(&lists, true, true, None);
         assert_eq!((kept[0].document, kept[0].heading), (1, Some(1)));
     }
 
@@ -580,7 +535,7 @@ mod tests {
         };
         let tree = Some(&outline as &Path<'_>);
         let first = |lists: &[Vec<Hit>], query_leads: bool, tree: Option<&Path<'_>>| {
-            let fused = fuse(lists, query_leads, true, tree, false);
+            let fused = fuse(lists, query_leads, true, tree);
             (fused[0].document, fused[0].heading)
         };
         // The question names the page, a rephrasing a section of it, another a subsection of
@@ -625,35 +580,6 @@ mod tests {
     }
 
     #[test]
-    fn a_tie_in_the_vote_goes_to_the_section_the_rankings_put_highest() {
-        // A page (0) with sections 1 and 5. The query names the page's top and ranks
-        // section 5 next; one rephrasing names section 1 alone, the other section 5. The
-        // vote goes into the page and ties, one first hit each, and the query's own
-        // ranking of the page decides: section 5. By phrasing order alone, the earlier
-        // rephrasing's section 1 would be named (an agent's "HTTP Proxies" lost to "SOCKS"
-        // so on the httpx tree).
-        let outline = |_: u32, heading: Option<u32>| -> Vec<u32> {
-            match heading {
-                None => Vec::new(),
-                Some(0) => vec![0],
-                Some(h) => vec![0, h],
-            }
-        };
-        let tree = Some(&outline as &Path<'_>);
-        let lists = [vec![hit(1, 0), hit(1, 5)], vec![hit(1, 1)], vec![hit(1, 5)]];
-        let named = |by_ranks: bool| fuse(&lists, false, true, tree, by_ranks)[0].heading;
-        assert_eq!(named(true), Some(5));
-        assert_eq!(named(false), Some(1));
-        // A majority still wins over ranks: two first hits in section 1 against one.
-        let majority = [
-            vec![hit(1, 5), hit(1, 1)],
-            vec![hit(1, 1)],
-            vec![hit(1, 1), hit(1, 5)],
-        ];
-        assert_eq!(fuse(&majority, false, true, tree, true)[0].heading, Some(1));
-    }
-
-    #[test]
     fn sections_are_fused_one_by_one_and_keep_their_best_ranking() {
         let mut second = hit(1, 2);
         second.snippet = 5..9;
@@ -662,7 +588,6 @@ mod tests {
             false,
             false,
             None,
-            false,
         );
         assert_eq!(fused.len(), 2);
         // Both lists rank the document first; the earlier list's chunk speaks for it.
@@ -793,7 +718,6 @@ mod tests {
             false,
             false,
             None,
-            false,
         );
         let chunks: Vec<(u32, u32)> = fused.iter().map(|h| (h.document, h.chunk)).collect();
         assert_eq!(chunks, [(1, 1), (2, 0), (3, 0), (4, 0)]);
@@ -816,7 +740,6 @@ mod tests {
             false,
             false,
             None,
-            false,
         );
         assert_eq!(fused[0].document, 1, "{fused:?}");
         assert_eq!(
@@ -826,13 +749,7 @@ mod tests {
         let expected = 3.0 / (RRF_K + 2.0);
         assert!((fused[0].score - expected).abs() < 1e-6);
         // A document only a later phrasing finds has that phrasing's vote.
-        let late = fuse(
-            &[vec![hit(2, 0)], vec![hit(1, 0)]],
-            false,
-            false,
-            None,
-            false,
-        );
+        let late = fuse(&[vec![hit(2, 0)], vec![hit(1, 0)]], false, false, None);
         assert!(
             late.iter()
                 .all(|h| (h.score - 1.0 / (RRF_K + 1.0)).abs() < 1e-6)
@@ -855,7 +772,6 @@ mod tests {
             false,
             false,
             None,
-            false,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (1, 0), "{fused:?}");
         let expected = 1.0 / (RRF_K + 1.0) + 2.0 / (RRF_K + 2.0);
@@ -869,7 +785,6 @@ mod tests {
             false,
             false,
             None,
-            false,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (1, 1), "{fused:?}");
     }
@@ -886,11 +801,11 @@ mod tests {
             .collect();
         let mut lists = vec![query];
         lists.extend(std::iter::repeat_n(others.clone(), 4));
-        let outvoted = fuse(&lists, false, false, None, false);
+        let outvoted = fuse(&lists, false, false, None);
         let at = outvoted.iter().position(|h| h.document == 1);
         assert_eq!(at, Some(11), "{outvoted:?}");
         // When the query leads clearly, its first hit counts as every phrasing's first.
-        let kept = fuse(&lists, true, false, None, false);
+        let kept = fuse(&lists, true, false, None);
         assert_eq!((kept[0].document, kept[0].chunk), (1, 0), "{kept:?}");
         assert!((kept[0].score - 5.0 / (RRF_K + 1.0)).abs() < 1e-6);
         // The rest is fused as before: only the winner moved.
@@ -909,7 +824,6 @@ mod tests {
             true,
             false,
             None,
-            false,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (2, 0), "{fused:?}");
         assert_eq!((fused[1].document, fused[1].chunk), (1, 1), "{fused:?}");
@@ -918,13 +832,13 @@ mod tests {
     #[test]
     fn one_list_keeps_its_order() {
         let list = vec![hit(3, 0), hit(1, 0), hit(2, 1)];
-        let fused = fuse(std::slice::from_ref(&list), false, false, None, false);
+        let fused = fuse(std::slice::from_ref(&list), false, false, None);
         let order: Vec<_> = fused.iter().map(|h| (h.document, h.heading)).collect();
         let expected: Vec<_> = list.iter().map(|h| (h.document, h.heading)).collect();
         assert_eq!(order, expected);
         // Several hits of one document included.
         let list = vec![hit(1, 0), hit(1, 1), hit(2, 0), hit(1, 2), hit(3, 0)];
-        let alone: Vec<(u32, u32)> = fuse(std::slice::from_ref(&list), false, false, None, false)
+        let alone: Vec<(u32, u32)> = fuse(std::slice::from_ref(&list), false, false, None)
             .iter()
             .map(|h| (h.document, h.chunk))
             .collect();

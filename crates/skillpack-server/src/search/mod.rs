@@ -183,12 +183,6 @@ pub struct Params {
     /// first hits are counted by section alone, and the query's clear winner keeps its
     /// section as named.
     pub tree_vote: bool,
-    /// With `tree_vote`, a tie between sections goes to the one the phrasings' whole
-    /// rankings in the document put highest (each phrasing's best rank of a hit inside it,
-    /// fused by reciprocal rank), before the best phrasing's side: three phrasings that
-    /// each name another section first have still ranked all three. `false`: the best
-    /// phrasing's side, then the earlier phrasing's.
-    pub ties_by_ranks: bool,
     /// The query keeps its clear winner (`keep_clear_winner`) only when the winner's chunk
     /// holds [`fuse::VERBATIM_RUN`] of the query's words in a row as written (all of them,
     /// when fewer): the exact match of a pasted error, a phrase or a heading. A question's
@@ -256,7 +250,6 @@ impl Default for Params {
             vote_sections: true,
             keep_code_winner: true,
             tree_vote: true,
-            ties_by_ranks: true,
             winner_verbatim: true,
         }
     }
