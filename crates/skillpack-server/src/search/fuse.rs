@@ -58,7 +58,7 @@
 //! the docs' words, and several guesses that agree on a neighbouring topic outvoted the one
 //! phrasing that matched (issue 47: a page the query alone ranked first, 90 against 39, fell
 //! out of the top 10). An exact match holds the query's words as written: a lead counts only
-//! when the winner's chunk holds [`VERBATIM_RUN`] of them in a row (`Params::winner_verbatim`),
+//! when the winner's section holds [`VERBATIM_RUN`] of them in a row (`Params::winner_verbatim`),
 //! since a question's words can also lead by landing, scattered, in an unrelated section.
 //! Below that margin the query has not decided, and rank fusion decides
 //! as before: rephrasings still help a vague query. Leads are ratios of a phrasing's own
@@ -435,33 +435,47 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
     }
 }
 
-/// Whether the hit's chunk holds `run` of the query's words in a row as written (or the
-/// whole query, when it has fewer); words are lowercase runs of letters and digits.
+/// Whether the hit's passage (its section's own text, with its heading) holds `run` of the
+/// query's words in a row as written, or the whole query when it has fewer. Words are runs
+/// of letters and digits, compared lowercase. Only the passage that matched is read: a few
+/// hundred words, where its chunk can hold many sections.
 fn holds_verbatim(index: &Index<'_>, query: &str, hit: &Hit, run: usize) -> bool {
-    let words = |text: &str| -> Vec<String> {
+    fn words(text: &str) -> Vec<&str> {
         text.split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
             .collect()
-    };
-    let asked = words(query);
-    let Ok(tables) = index.tables(hit.document) else {
-        return false;
-    };
-    let Some(chunk) = tables.chunks.get(hit.chunk as usize) else {
-        return false;
-    };
-    let document = index.document(hit.document);
-    let Ok(text) = index.text_range(document, chunk.start as usize..chunk.end as usize) else {
-        return false;
-    };
-    // Runs of `n` words are compared whole, so the cost is linear in the chunk's words.
+    }
+    let query = query.to_lowercase();
+    let asked = words(&query);
     let n = run.min(asked.len());
     if n == 0 {
         return false;
     }
-    let runs: std::collections::HashSet<&[String]> = asked.windows(n).collect();
-    words(&text).windows(n).any(|held| runs.contains(held))
+    let runs: std::collections::HashSet<&[&str]> = asked.windows(n).collect();
+    let holds = |text: &str| {
+        words(&text.to_lowercase())
+            .windows(n)
+            .any(|w| runs.contains(w))
+    };
+    let passage = index.archive.search.passages.get(hit.passage);
+    let document = index.document(hit.document);
+    let range = passage.start as usize..passage.end as usize;
+    if index
+        .text_range(document, range)
+        .is_ok_and(|text| holds(&text))
+    {
+        return true;
+    }
+    // A passage that continues its section does not start with the heading.
+    !passage.opens_section
+        && hit.heading.is_some_and(|h| {
+            index.tables(hit.document).is_ok_and(|tables| {
+                tables
+                    .outline
+                    .get(h as usize)
+                    .is_some_and(|heading| holds(&heading.text))
+            })
+        })
 }
 
 #[cfg(test)]

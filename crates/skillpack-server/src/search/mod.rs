@@ -183,7 +183,7 @@ pub struct Params {
     /// first hits are counted by section alone, and the query's clear winner keeps its
     /// section as named.
     pub tree_vote: bool,
-    /// The query keeps its clear winner (`keep_clear_winner`) only when the winner's chunk
+    /// The query keeps its clear winner (`keep_clear_winner`) only when the winner's passage
     /// holds [`fuse::VERBATIM_RUN`] of the query's words in a row as written (all of them,
     /// when fewer): the exact match of a pasted error, a phrase or a heading. A question's
     /// words can lead clearly by landing, scattered, in an unrelated section ("a made-up
