@@ -488,21 +488,9 @@ fn prunes(query: &Query, params: &Params) -> bool {
 /// i`), grouped as [`group_hits`] and [`count_hits`] group them: a passage joins the
 /// matching passage before it when every passage from that one to it shares the heading,
 /// or the chunk, of the passage before it (`heading_joins`, `chunk_joins`).
+#[inline]
 fn count_masked(own: u64, heading_joins: u64, chunk_joins: u64) -> usize {
-    // A passage joins the matching passage before it exactly when some earlier matching
-    // passage reaches it through joined passages only (if one does, the nearest does: its
-    // span is part of the farther one's). Which passages matching passages reach is a
-    // carry through each run of joins, so the count is a few word operations, without a
-    // loop or a branch per passage: this runs for nearly every document a query reaches.
-    let reached = |joins: u64| {
-        let seeds = (own << 1) & joins;
-        // Adding a seed clears the run of joins from it up (the carry stops past the run).
-        (joins & !joins.wrapping_add(seeds)) | seeds
-    };
-    let joined = own & (reached(heading_joins) | reached(chunk_joins));
-    // (One population count: without the instruction in the baseline target, it is a
-    // dozen operations.)
-    (own & !joined).count_ones() as usize
+    count_masked_words(1, |_| own, |_| (heading_joins, chunk_joins))
 }
 
 /// [`count_masked`] for a document of `words` × 64 passages at most: `own(k)`, and
@@ -513,9 +501,15 @@ fn count_masked_words(
     own: impl Fn(usize) -> u64,
     joins: impl Fn(usize) -> (u64, u64),
 ) -> usize {
-    // The same carries as `count_masked`, through one number of `words` × 64 bits: the
-    // last passage of a word seeds the first of the next, and a run of joins that reaches
-    // a word's top carries into the next word's addition.
+    // A passage joins the matching passage before it exactly when some earlier matching
+    // passage reaches it through joined passages only (if one does, the nearest does: its
+    // span is part of the farther one's). Which passages matching passages reach is a
+    // carry through each run of joins, so the count is a few word operations, without a
+    // loop or a branch per passage: this runs for nearly every document a query reaches.
+    // Over one number of `words` × 64 bits: the last passage of a word seeds the first of
+    // the next, and a run of joins that reaches a word's top carries into the next word's
+    // addition. (For one word, as `count_masked`, both carries are constants and fold
+    // away.)
     let (mut previous, mut carries, mut count) = (0u64, [false; 2], 0usize);
     for k in 0..words {
         let own = own(k);
@@ -524,6 +518,8 @@ fn count_masked_words(
         let (heading, chunk) = joins(k);
         let reached = |joins: u64, carry: &mut bool| {
             let seeds = seeds_from & joins;
+            // Adding a seed clears the run of joins from it up (the carry stops past the
+            // run, or goes on into the next word).
             let (sum, over) = joins.overflowing_add(seeds);
             let (sum, carried) = sum.overflowing_add(u64::from(*carry));
             *carry = over | carried;
@@ -531,6 +527,8 @@ fn count_masked_words(
         };
         let [heading_carry, chunk_carry] = &mut carries;
         let joined = own & (reached(heading, heading_carry) | reached(chunk, chunk_carry));
+        // (One population count: without the instruction in the baseline target, it is a
+        // dozen operations.)
         count += (own & !joined).count_ones() as usize;
     }
     count

@@ -1323,10 +1323,6 @@ fn masks_count_hits_as_the_entries_do() {
             count_masked(own, heading_joins, chunk_joins),
             hits_by_entries(own, &headings, &chunks)
         );
-        assert_eq!(
-            count_masked_words(1, |_| own, |_| (heading_joins, chunk_joins)),
-            count_masked(own, heading_joins, chunk_joins)
-        );
     }
     // Documents of 65 to 256 passages: masks of several words, sections, chunks and runs
     // of matching passages across the words' boundaries.
