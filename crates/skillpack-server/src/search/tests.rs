@@ -3,6 +3,7 @@
 use super::*;
 use crate::compile::{self, Config};
 use crate::model::ArchivedDocKind;
+use crate::postings::IMPACT_SCALE;
 
 thread_local! {
     /// Set by a test to rank without document summaries, reading every entry.
