@@ -984,11 +984,23 @@ pub struct DocumentStats {
 }
 
 /// Words of each of a document's two joins in [`SearchIndex::long_joins`], for a document
-/// of more than [`crate::postings::MASK_PASSAGES`] passages whose joins are recorded.
+/// of more than [`crate::postings::MASK_PASSAGES`] passages whose joins are recorded
+/// (`heading_joins` not `u64::MAX`: [`DocumentStats::heading_joins`]). Over plain numbers,
+/// so that the compiler, which writes a long document's masks for such a document only,
+/// and a search, which reads them ([`long_joins_words`]), test one predicate.
+#[inline]
+pub fn long_joins_words_of(passage_count: u32, heading_joins: u64) -> Option<usize> {
+    (passage_count > crate::postings::MASK_PASSAGES && heading_joins != u64::MAX)
+        .then_some((passage_count as usize).div_ceil(64))
+}
+
+/// [`long_joins_words_of`] for a document's archived stats.
+#[inline]
 pub fn long_joins_words(stats: &ArchivedDocumentStats) -> Option<usize> {
-    let count = stats.passage_count.to_native();
-    (count > crate::postings::MASK_PASSAGES && stats.heading_joins.to_native() != u64::MAX)
-        .then_some((count as usize).div_ceil(64))
+    long_joins_words_of(
+        stats.passage_count.to_native(),
+        stats.heading_joins.to_native(),
+    )
 }
 
 impl ArchivedSearchIndex {

@@ -152,9 +152,10 @@ fn maskable(stats: &DocumentStats) -> bool {
 }
 
 /// Whether a document of more than [`postings::MASK_PASSAGES`] passages can be counted
-/// from masks of several words: its joins are recorded ([`joins`]).
+/// from masks of several words: its joins are recorded ([`joins`]). The predicate a search
+/// reads the masks by ([`crate::model::long_joins_words`]).
 fn long_maskable(stats: &DocumentStats) -> bool {
-    stats.passage_count > postings::MASK_PASSAGES && stats.heading_joins != u64::MAX
+    crate::model::long_joins_words_of(stats.passage_count, stats.heading_joins).is_some()
 }
 
 /// A document's heading and chunk joins ([`DocumentStats::heading_joins`]), one word per
