@@ -990,8 +990,17 @@ pub struct DocumentStats {
 /// and a search, which reads them ([`long_joins_words`]), test one predicate.
 #[inline]
 pub fn long_joins_words_of(passage_count: u32, heading_joins: u64) -> Option<usize> {
-    (passage_count > crate::postings::MASK_PASSAGES && heading_joins != u64::MAX)
-        .then_some((passage_count as usize).div_ceil(64))
+    let per_word = crate::postings::MASK_PASSAGES;
+    (passage_count > per_word && heading_joins != u64::MAX)
+        .then_some(passage_count.div_ceil(per_word) as usize)
+}
+
+/// Whether a document's passages are counted from one mask word: at most
+/// [`crate::postings::MASK_PASSAGES`] of them, with joins recorded. The compiler writes
+/// masks for such a document, and a search counts it from them, by this one predicate.
+#[inline]
+pub fn maskable_of(passage_count: u32, heading_joins: u64) -> bool {
+    passage_count <= crate::postings::MASK_PASSAGES && heading_joins != u64::MAX
 }
 
 /// [`long_joins_words_of`] for a document's archived stats.

@@ -148,7 +148,7 @@ fn summarise(
 /// Whether a document's passages can be counted from masks: at most
 /// [`postings::MASK_PASSAGES`] of them, with joins recorded ([`joins`]).
 fn maskable(stats: &DocumentStats) -> bool {
-    stats.passage_count <= postings::MASK_PASSAGES && stats.heading_joins != u64::MAX
+    crate::model::maskable_of(stats.passage_count, stats.heading_joins)
 }
 
 /// Whether a document of more than [`postings::MASK_PASSAGES`] passages can be counted

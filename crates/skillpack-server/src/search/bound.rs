@@ -327,7 +327,7 @@ impl<'q, 'a> Bounds<'q, 'a> {
             stats.heading_joins.to_native(),
             stats.chunk_joins.to_native(),
         );
-        let maskable = !long && joins.0 != u64::MAX;
+        let maskable = crate::model::maskable_of(stats.passage_count.to_native(), joins.0);
         // (Widened as in the ranking below.)
         let below = bound * 1.0001 + 1e-6 < threshold;
         if !below {

@@ -440,6 +440,8 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
 /// of letters and digits, compared lowercase. Only the passage that matched is read: a few
 /// hundred words, where its chunk can hold many sections.
 fn holds_verbatim(index: &Index<'_>, query: &str, hit: &Hit, run: usize) -> bool {
+    // Not the index's analyzer: it stems words and drops common ones ("a", "of"), and an
+    // exact match is the words as written, common ones included.
     fn words(text: &str) -> Vec<&str> {
         text.split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())

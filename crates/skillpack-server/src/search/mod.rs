@@ -811,9 +811,8 @@ impl<'a> Index<'a> {
                         stats.heading_joins.to_native(),
                         stats.chunk_joins.to_native(),
                     );
-                    let maskable = stats.passage_count.to_native()
-                        <= crate::postings::MASK_PASSAGES
-                        && joins.0 != u64::MAX;
+                    let maskable =
+                        crate::model::maskable_of(stats.passage_count.to_native(), joins.0);
                     let matched = if maskable {
                         let mut own = 0u64;
                         for c in cursors.iter_mut() {
