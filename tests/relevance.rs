@@ -353,7 +353,12 @@ fn committed_tree_keeps_its_floors(tree: &str, docs: &str, questions_in_all: usi
         for q in &questions {
             let digest = Sha256::digest(q.text.as_bytes());
             let held_out = digest.iter().map(|&b| b as u32).sum::<u32>() % 3 == 0;
-            assert_eq!(held_out, split.ends_with("-heldout"), "{split}: {:?}", q.text);
+            assert_eq!(
+                held_out,
+                split.ends_with("-heldout"),
+                "{split}: {:?}",
+                q.text
+            );
         }
         let paraphrases = eval::load_paraphrases(
             &root.join(format!("benches/relevance/{split}-paraphrases.tsv")),
@@ -366,7 +371,10 @@ fn committed_tree_keeps_its_floors(tree: &str, docs: &str, questions_in_all: usi
         total_alone.merge(&alone);
     }
     let line = total.line(&format!("{tree} / skillpack + also"));
-    eprintln!("{line}\n{}", total_alone.line(&format!("{tree} / skillpack")));
+    eprintln!(
+        "{line}\n{}",
+        total_alone.line(&format!("{tree} / skillpack"))
+    );
     assert_eq!(questions_seen, questions_in_all, "{line}");
     assert!(total.section1() >= floor, "{line}");
     assert!(total.recall1() >= total_alone.recall1(), "{line}");
