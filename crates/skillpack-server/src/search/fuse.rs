@@ -415,7 +415,7 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
         params.tree_vote.then_some(&path as &Path<'_>),
     );
     let end = request.offset.saturating_add(request.limit);
-    // Rank fusion scores are close together whatever the agreement (1/61 against 1/62),
+    // Rank fusion scores are close together whatever the agreement (1/6 against 1/7),
     // so a clear lead is counted in rankings: more than half put the fused first hit first.
     // The query's own clear lead is one too: its winner is first, as in a search without
     // `also`, and carries its text as it would there.
