@@ -169,6 +169,17 @@ fn cases() -> Vec<Case> {
             "doc_not_found",
         )
         .repair(list, json!({"kind": "docs", "prefix": "reference/"})),
+        // A path like no doc's, as a link to a page the tree does not hold: its file name
+        // and anchor say what it was for, and the repair searches the docs for them.
+        case(
+            read,
+            json!({"uri": "resource://docs/ops/prometheus.md#scrape-config"}),
+            "doc_not_found",
+        )
+        .repair(
+            search,
+            json!({"query": "scrape config prometheus", "kind": "docs"}),
+        ),
         case(
             read,
             json!({"uri": "skill://agent-friendly-mcp/references/tool.md"}),
@@ -448,6 +459,45 @@ async fn resource_read_errors_carry_a_working_repair() {
     let listing = run_repair(&client, &data).await;
     assert_eq!(listing["kind"], "directory");
     client.cancel().await.unwrap();
+}
+
+/// A missing doc whose words the docs hold is repaired by a search that finds them; one
+/// whose words they do not hold keeps the listing (a search that finds nothing repairs
+/// nothing).
+#[tokio::test]
+async fn a_missing_doc_is_searched_for_by_its_words_when_the_docs_hold_them() {
+    let client = common::connect(&common::builtin_binary()).await;
+    let outcome = call(
+        &client,
+        "catalog_read",
+        json!({"uri": "resource://docs/elsewhere/fingerprint.md#pinning-a-release"}),
+    )
+    .await;
+    let envelope = &outcome.structured;
+    assert_eq!(envelope["code"], "doc_not_found", "{envelope}");
+    assert_eq!(envelope["repair"]["tool"], "catalog_search", "{envelope}");
+    assert_eq!(envelope["repair"]["next_step"], "search_for_its_words");
+    let alternative = envelope["repair"]["alternative"].as_str().unwrap();
+    assert!(
+        alternative.contains("catalog_list {\"kind\": \"docs\"}"),
+        "the listing stays the alternative: {alternative}"
+    );
+    let found = run_repair(&client, envelope).await;
+    let hits = found["hits"].as_array().expect("hits");
+    assert!(
+        hits.iter()
+            .any(|h| h["uri"] == "resource://docs/pinning.md"),
+        "the doc about pinning answers: {found}"
+    );
+    let outcome = call(
+        &client,
+        "catalog_read",
+        json!({"uri": "resource://docs/elsewhere/qqqqqqqqqqqq.md#zzzzzzzz"}),
+    )
+    .await;
+    let envelope = &outcome.structured;
+    assert_eq!(envelope["code"], "doc_not_found", "{envelope}");
+    assert_eq!(envelope["repair"]["tool"], "catalog_list", "{envelope}");
 }
 
 #[tokio::test]

@@ -72,6 +72,7 @@ pub fn resolve(catalog: &Catalog, raw: &str) -> Result<Resolved, CatalogError> {
         raw,
         &parsed.family,
         parsed.chunk.as_deref(),
+        parsed.anchor.as_deref(),
     ))
 }
 
@@ -237,7 +238,13 @@ pub fn skill_not_found(
     .uri(raw)
 }
 
-fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>) -> CatalogError {
+fn not_found(
+    catalog: &Catalog,
+    raw: &str,
+    family: &Family,
+    chunk: Option<&str>,
+    anchor: Option<&str>,
+) -> CatalogError {
     let skill_not_found = |skill_id: &str| skill_not_found(catalog, raw, family, skill_id);
     // The document exists but the chunk does not.
     if let Some(chunk_id) = chunk
@@ -324,7 +331,7 @@ fn not_found(catalog: &Catalog, raw: &str, family: &Family, chunk: Option<&str>)
             )
             .field("path", path.as_str())
             .reason("doc paths are relative to the docs folder the catalog was built from")
-            .repair(doc_repair(catalog, path, candidates.first()))
+            .repair(doc_repair(catalog, path, anchor, candidates.first()))
             .candidates(candidates)
             .uri(raw)
         }
@@ -452,8 +459,14 @@ pub fn chunk_not_found(
     .repair(repair)
 }
 
-/// Read the closest doc, else list the docs of the deepest folder of `path` that exists.
-fn doc_repair(catalog: &Catalog, path: &str, best: Option<&String>) -> Repair {
+/// Read the closest doc; else search the docs for the words of `path` and `anchor` when that
+/// finds anything; else list the docs of the deepest folder of `path` that exists.
+fn doc_repair(
+    catalog: &Catalog,
+    path: &str,
+    anchor: Option<&str>,
+    best: Option<&String>,
+) -> Repair {
     if let Some(corrected) = best.and_then(|b| served(catalog, uri::doc(b))) {
         return Repair::read(
             "read_closest_match",
@@ -467,18 +480,94 @@ fn doc_repair(catalog: &Catalog, path: &str, best: Option<&String>) -> Repair {
     }
     let tree = &catalog.archive().completions.doc_tree;
     let mut folder = path;
+    let mut listing = None;
     while let Some(slash) = folder.trim_end_matches('/').rfind('/') {
         folder = &folder[..=slash];
         if tree.iter().any(|e| e.path.as_str() == folder) {
-            return Repair::list(
-                "list_folder_then_retry",
-                "docs",
-                Some(folder),
-                format!("Read {} for every doc path.", uri::DOCS_INDEX),
-            );
+            listing = Some(folder);
+            break;
         }
     }
-    docs_index_repair()
+    // No doc has a path like it: most often a link the served text holds to a page the
+    // tree does not (another site's, or a file left out of the build). Listing a folder
+    // or every doc costs a page of records and says nothing of what the link was for;
+    // its words do, so the docs that speak of them come first.
+    if let Some(query) = words_of_path(path, anchor)
+        && finds_docs(catalog, &query)
+    {
+        let list = match listing {
+            Some(folder) => format!(
+                "{} {{\"kind\": \"docs\", \"prefix\": \"{folder}\"}}",
+                crate::contract::TOOL_LIST
+            ),
+            None => format!("{} {{\"kind\": \"docs\"}}", crate::contract::TOOL_LIST),
+        };
+        return Repair::call(
+            "search_for_its_words",
+            crate::contract::TOOL_SEARCH,
+            serde_json::json!({ "query": query, "kind": "docs" }),
+            format!("Or list the doc paths with {list}."),
+        );
+    }
+    match listing {
+        Some(folder) => Repair::list(
+            "list_folder_then_retry",
+            "docs",
+            Some(folder),
+            format!("Read {} for every doc path.", uri::DOCS_INDEX),
+        ),
+        None => docs_index_repair(),
+    }
+}
+
+/// Most bytes of a search for the words of a missing doc's path: a file name and an anchor
+/// say what was sought in a few words, and a longer path is not a query.
+const PATH_QUERY_BYTES: usize = 200;
+
+/// What a missing doc's path was for, as a query: its file name without the extension
+/// (unless it only says "index" or "readme") and the anchor's words (`disabling-shell-
+/// modifications` → "disabling shell modifications"; `uv_lock_timeout` stays one
+/// identifier). `None` when neither has a letter or digit.
+fn words_of_path(path: &str, anchor: Option<&str>) -> Option<String> {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
+    let stem = match stem.to_ascii_lowercase().as_str() {
+        "index" | "_index" | "readme" => "",
+        _ => stem,
+    };
+    let anchor = anchor.unwrap_or_default().replace('-', " ");
+    let mut query = String::new();
+    for part in [anchor.as_str(), stem] {
+        let part = part.trim();
+        if !part.is_empty() && !query.to_lowercase().contains(&part.to_lowercase()) {
+            if !query.is_empty() {
+                query.push(' ');
+            }
+            query.push_str(part);
+        }
+    }
+    if query.len() > PATH_QUERY_BYTES {
+        let mut end = PATH_QUERY_BYTES;
+        while !query.is_char_boundary(end) {
+            end -= 1;
+        }
+        query.truncate(end);
+    }
+    query.chars().any(char::is_alphanumeric).then_some(query)
+}
+
+/// Whether a search of the docs for `query` has a hit: a repair that finds nothing is no
+/// repair.
+fn finds_docs(catalog: &Catalog, query: &str) -> bool {
+    let index = crate::search::Index::from(catalog);
+    let results = index.search(&crate::search::Request {
+        query,
+        kind: crate::search::Kind::Docs,
+        offset: 0,
+        limit: 1,
+        also: &[],
+    });
+    !results.hits.is_empty()
 }
 
 /// For a `skill://` path under no skill: the same path under the skills whose folder path
@@ -536,4 +625,39 @@ fn skill_path_candidates(catalog: &Catalog, path: &str) -> Vec<String> {
         .take(CANDIDATES)
         .map(|(_, _, c)| c)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PATH_QUERY_BYTES, words_of_path};
+
+    #[test]
+    fn a_missing_docs_path_becomes_the_words_of_its_file_name_and_anchor() {
+        let words = |path, anchor| words_of_path(path, anchor);
+        assert_eq!(
+            words("reference/environment.md", Some("uv_lock_timeout")).as_deref(),
+            Some("uv_lock_timeout environment")
+        );
+        assert_eq!(
+            words("reference/settings.md", Some("extra-build-dependencies")).as_deref(),
+            Some("extra build dependencies settings")
+        );
+        // A file name that only says "index" says nothing; a word said twice is said once.
+        assert_eq!(
+            words("guide/caching/index.md", Some("cache-keys")).as_deref(),
+            Some("cache keys")
+        );
+        assert_eq!(
+            words("guide/cache.md", Some("cache")).as_deref(),
+            Some("cache")
+        );
+        assert_eq!(words("guide/pinning", None).as_deref(), Some("pinning"));
+        // Nothing to search for.
+        assert_eq!(words("guide/README.md", None), None);
+        assert_eq!(words("guide/---.md", Some("--")), None);
+        // A hostile anchor is cut, on a character boundary.
+        let anchor = "é".repeat(500);
+        let query = words("a.md", Some(&anchor)).unwrap();
+        assert!(query.len() <= PATH_QUERY_BYTES, "{}", query.len());
+    }
 }
