@@ -169,8 +169,8 @@ fn cases() -> Vec<Case> {
             "doc_not_found",
         )
         .repair(list, json!({"kind": "docs", "prefix": "reference/"})),
-        // A path like no doc's, as a link to a page the tree does not hold: its file name
-        // and anchor say what it was for, and the repair searches the docs for them.
+        // A section of a path like no doc's, as a link to a page the tree does not hold:
+        // its anchor and file name say what it was for, and the repair searches for them.
         case(
             read,
             json!({"uri": "resource://docs/ops/prometheus.md#scrape-config"}),
@@ -461,9 +461,9 @@ async fn resource_read_errors_carry_a_working_repair() {
     client.cancel().await.unwrap();
 }
 
-/// A missing doc whose words the docs hold is repaired by a search that finds them; one
-/// whose words they do not hold keeps the listing (a search that finds nothing repairs
-/// nothing).
+/// A missing doc's section (a path like no doc's, with an anchor) whose words the docs hold
+/// is repaired by a search that finds them; one whose words they do not hold, or a path
+/// without an anchor, keeps the listing (a search that finds nothing repairs nothing).
 #[tokio::test]
 async fn a_missing_doc_is_searched_for_by_its_words_when_the_docs_hold_them() {
     let client = common::connect(&common::builtin_binary()).await;
@@ -493,6 +493,16 @@ async fn a_missing_doc_is_searched_for_by_its_words_when_the_docs_hold_them() {
         &client,
         "catalog_read",
         json!({"uri": "resource://docs/elsewhere/qqqqqqqqqqqq.md#zzzzzzzz"}),
+    )
+    .await;
+    let envelope = &outcome.structured;
+    assert_eq!(envelope["code"], "doc_not_found", "{envelope}");
+    assert_eq!(envelope["repair"]["tool"], "catalog_list", "{envelope}");
+    // Without an anchor a file name alone says too little: the listing stays.
+    let outcome = call(
+        &client,
+        "catalog_read",
+        json!({"uri": "resource://docs/elsewhere/fingerprint.md"}),
     )
     .await;
     let envelope = &outcome.structured;

@@ -459,8 +459,9 @@ pub fn chunk_not_found(
     .repair(repair)
 }
 
-/// Read the closest doc; else search the docs for the words of `path` and `anchor` when that
-/// finds anything; else list the docs of the deepest folder of `path` that exists.
+/// Read the closest doc; else, for a section (`anchor`), search the docs for the words of
+/// `path` and `anchor` when that finds anything; else list the docs of the deepest folder
+/// of `path` that exists.
 fn doc_repair(
     catalog: &Catalog,
     path: &str,
@@ -488,11 +489,14 @@ fn doc_repair(
             break;
         }
     }
-    // No doc has a path like it: most often a link the served text holds to a page the
-    // tree does not (another site's, or a file left out of the build). Listing a folder
-    // or every doc costs a page of records and says nothing of what the link was for;
-    // its words do, so the docs that speak of them come first.
-    if let Some(query) = words_of_path(path, anchor)
+    // No doc has a path like it, and it names a section: most often a link the served
+    // text holds to a page the tree does not (another site's, or a file left out of the
+    // build). Listing a folder or every doc costs a page of records and says nothing of
+    // what the link was for; its anchor and file name do, so the docs that speak of them
+    // come first. A path without an anchor says too little (a file name) to search for,
+    // and keeps the listing.
+    if let Some(anchor) = anchor.filter(|a| a.chars().any(char::is_alphanumeric))
+        && let Some(query) = words_of_path(path, Some(anchor))
         && finds_docs(catalog, &query)
     {
         let list = match listing {
