@@ -467,14 +467,14 @@ async fn resource_read_errors_carry_a_working_repair() {
 #[tokio::test]
 async fn a_missing_doc_is_searched_for_by_its_words_when_the_docs_hold_them() {
     let client = common::connect(&common::builtin_binary()).await;
-    let outcome = call(
-        &client,
-        "catalog_read",
-        json!({"uri": "resource://docs/elsewhere/fingerprint.md#pinning-a-release"}),
-    )
-    .await;
-    let envelope = &outcome.structured;
-    assert_eq!(envelope["code"], "doc_not_found", "{envelope}");
+    // The `doc_not_found` envelope of a read of `uri`.
+    let missing = async |uri: &str| {
+        let outcome = call(&client, "catalog_read", json!({ "uri": uri })).await;
+        let envelope = outcome.structured;
+        assert_eq!(envelope["code"], "doc_not_found", "{uri}: {envelope}");
+        envelope
+    };
+    let envelope = missing("resource://docs/elsewhere/fingerprint.md#pinning-a-release").await;
     assert_eq!(envelope["repair"]["tool"], "catalog_search", "{envelope}");
     assert_eq!(envelope["repair"]["next_step"], "search_for_its_words");
     let alternative = envelope["repair"]["alternative"].as_str().unwrap();
@@ -482,32 +482,25 @@ async fn a_missing_doc_is_searched_for_by_its_words_when_the_docs_hold_them() {
         alternative.contains("catalog_list {\"kind\": \"docs\"}"),
         "the listing stays the alternative: {alternative}"
     );
-    let found = run_repair(&client, envelope).await;
+    let found = run_repair(&client, &envelope).await;
     let hits = found["hits"].as_array().expect("hits");
     assert!(
         hits.iter()
             .any(|h| h["uri"] == "resource://docs/pinning.md"),
         "the doc about pinning answers: {found}"
     );
-    let outcome = call(
-        &client,
-        "catalog_read",
-        json!({"uri": "resource://docs/elsewhere/qqqqqqqqqqqq.md#zzzzzzzz"}),
-    )
-    .await;
-    let envelope = &outcome.structured;
-    assert_eq!(envelope["code"], "doc_not_found", "{envelope}");
-    assert_eq!(envelope["repair"]["tool"], "catalog_list", "{envelope}");
-    // Without an anchor a file name alone says too little: the listing stays.
-    let outcome = call(
-        &client,
-        "catalog_read",
-        json!({"uri": "resource://docs/elsewhere/fingerprint.md"}),
-    )
-    .await;
-    let envelope = &outcome.structured;
-    assert_eq!(envelope["code"], "doc_not_found", "{envelope}");
-    assert_eq!(envelope["repair"]["tool"], "catalog_list", "{envelope}");
+    // Words the docs do not hold, and a bare file name (too little to search for): the
+    // listing stays.
+    for uri in [
+        "resource://docs/elsewhere/qqqqqqqqqqqq.md#zzzzzzzz",
+        "resource://docs/elsewhere/fingerprint.md",
+    ] {
+        let envelope = missing(uri).await;
+        assert_eq!(
+            envelope["repair"]["tool"], "catalog_list",
+            "{uri}: {envelope}"
+        );
+    }
 }
 
 #[tokio::test]
