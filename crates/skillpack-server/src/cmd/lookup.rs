@@ -495,8 +495,7 @@ fn doc_repair(
     // what the link was for; its anchor and file name do, so the docs that speak of them
     // come first. A path without an anchor says too little (a file name) to search for,
     // and keeps the listing.
-    if let Some(anchor) = anchor.filter(|a| a.chars().any(char::is_alphanumeric))
-        && let Some(query) = words_of_path(path, Some(anchor))
+    if let Some(query) = anchor.and_then(|anchor| words_of_path(path, anchor))
         && finds_docs(catalog, &query)
     {
         let list = match listing {
@@ -528,27 +527,26 @@ fn doc_repair(
 /// say what was sought in a few words, and a longer path is not a query.
 const PATH_QUERY_BYTES: usize = 200;
 
-/// What a missing doc's path was for, as a query: its file name without the extension
-/// (unless it only says "index" or "readme") and the anchor's words (`disabling-shell-
-/// modifications` → "disabling shell modifications"; `uv_lock_timeout` stays one
-/// identifier). `None` when neither has a letter or digit.
-fn words_of_path(path: &str, anchor: Option<&str>) -> Option<String> {
+/// What a link to a missing doc's section was for, as a query: the anchor's words
+/// (`disabling-shell-modifications` → "disabling shell modifications"; `uv_lock_timeout`
+/// stays one identifier), then the file name without its extension unless it only says
+/// "index" or "readme". `None` when the anchor has no letter or digit: a file name alone
+/// says too little to search for.
+fn words_of_path(path: &str, anchor: &str) -> Option<String> {
+    if !anchor.chars().any(char::is_alphanumeric) {
+        return None;
+    }
     let file = path.rsplit('/').next().unwrap_or(path);
     let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
     let stem = match stem.to_ascii_lowercase().as_str() {
         "index" | "_index" | "readme" => "",
         _ => stem,
     };
-    let anchor = anchor.unwrap_or_default().replace('-', " ");
-    let mut query = String::new();
-    for part in [anchor.as_str(), stem] {
-        let part = part.trim();
-        if !part.is_empty() && !query.to_lowercase().contains(&part.to_lowercase()) {
-            if !query.is_empty() {
-                query.push(' ');
-            }
-            query.push_str(part);
-        }
+    let mut query = anchor.replace('-', " ").trim().to_owned();
+    let stem = stem.trim();
+    if !stem.is_empty() && !query.to_lowercase().contains(&stem.to_lowercase()) {
+        query.push(' ');
+        query.push_str(stem);
     }
     if query.len() > PATH_QUERY_BYTES {
         let mut end = PATH_QUERY_BYTES;
@@ -557,7 +555,7 @@ fn words_of_path(path: &str, anchor: Option<&str>) -> Option<String> {
         }
         query.truncate(end);
     }
-    query.chars().any(char::is_alphanumeric).then_some(query)
+    Some(query)
 }
 
 /// Whether a search of the docs for `query` has a hit: a repair that finds nothing is no
@@ -636,32 +634,35 @@ mod tests {
     use super::{PATH_QUERY_BYTES, words_of_path};
 
     #[test]
-    fn a_missing_docs_path_becomes_the_words_of_its_file_name_and_anchor() {
-        let words = |path, anchor| words_of_path(path, anchor);
-        assert_eq!(
-            words("reference/environment.md", Some("uv_lock_timeout")).as_deref(),
-            Some("uv_lock_timeout environment")
-        );
-        assert_eq!(
-            words("reference/settings.md", Some("extra-build-dependencies")).as_deref(),
-            Some("extra build dependencies settings")
-        );
-        // A file name that only says "index" says nothing; a word said twice is said once.
-        assert_eq!(
-            words("guide/caching/index.md", Some("cache-keys")).as_deref(),
-            Some("cache keys")
-        );
-        assert_eq!(
-            words("guide/cache.md", Some("cache")).as_deref(),
-            Some("cache")
-        );
-        assert_eq!(words("guide/pinning", None).as_deref(), Some("pinning"));
-        // Nothing to search for.
-        assert_eq!(words("guide/README.md", None), None);
-        assert_eq!(words("guide/---.md", Some("--")), None);
+    fn a_missing_docs_path_becomes_the_words_of_its_anchor_and_file_name() {
+        for (path, anchor, words) in [
+            (
+                "reference/environment.md",
+                "uv_lock_timeout",
+                Some("uv_lock_timeout environment"),
+            ),
+            (
+                "reference/settings.md",
+                "extra-build-dependencies",
+                Some("extra build dependencies settings"),
+            ),
+            // A file name that only says "index" says nothing; a word said twice is said once.
+            ("guide/caching/index.md", "cache-keys", Some("cache keys")),
+            ("guide/cache.md", "cache", Some("cache")),
+            ("guide/README.md", "pinning", Some("pinning")),
+            // An anchor without a word: a file name alone is not searched for.
+            ("guide/pinning.md", "--", None),
+            ("guide/---.md", "--", None),
+        ] {
+            assert_eq!(
+                words_of_path(path, anchor).as_deref(),
+                words,
+                "{path}#{anchor}"
+            );
+        }
         // A hostile anchor is cut, on a character boundary.
         let anchor = "é".repeat(500);
-        let query = words("a.md", Some(&anchor)).unwrap();
+        let query = words_of_path("a.md", &anchor).unwrap();
         assert!(query.len() <= PATH_QUERY_BYTES, "{}", query.len());
     }
 }
