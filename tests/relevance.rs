@@ -182,7 +182,7 @@ fn a_short_page_is_the_head_of_a_long_one() {
 /// `benches/corpora`, so it always runs: every question names a document and section the
 /// build serves, every question has its alternative phrasings, and the ranking keeps the
 /// floors below. The floors are the figures of the ranking the split was written against
-/// (docs/reference/search.md, "before"), less a small margin: a ranking change must not
+/// (docs/design/search-ranking.md, "Before"), less a small margin: a ranking change must not
 /// lower them. The split is never used to choose a parameter.
 #[test]
 fn frozen_split_keeps_its_floors() {

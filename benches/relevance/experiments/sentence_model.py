@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A sentence-embedding model measured for issue 17 and not used (docs/reference/search.md,
+"""A sentence-embedding model measured for issue 17 and not used (docs/design/search-ranking.md,
 "A sentence-embedding model: measured, not used").
 
 The model is sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0; trained for retrieval on

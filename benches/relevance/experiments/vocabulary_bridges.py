@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Vocabulary bridges measured for issue 17 and not used (docs/reference/search.md,
+"""Vocabulary bridges measured for issue 17 and not used (docs/design/search-ranking.md,
 "Word vectors and synonyms: measured, not used").
 
 Rewrites a relevance file (benches/relevance/*.tsv) with each question's content words

@@ -79,7 +79,7 @@ use super::{CLEAR_LEAD_MARGIN, Hit, Index, MAX_RESULTS, Params, Request, Results
 /// counts 2.5 times a tenth. Chosen on the three tuning trees (fused section@1 summed over
 /// them: 156 of 189 at 60, 30 and 20, 157 at 15, 158 at 3 and 10, 159 at 5), confirmed on
 /// their held-out parts (section@1 75 to 76 of 90, section@3 80 to 83), then judged once
-/// on the frozen split and the generator trees (issue 47; docs/reference/search.md).
+/// on the frozen split and the generator trees (issue 47; docs/design/search-ranking.md).
 pub const RRF_K: f32 = 5.0;
 /// Most alternative phrasings one request carries.
 pub const MAX_ALSO: usize = 4;
