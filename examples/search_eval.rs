@@ -21,6 +21,12 @@
 //! tuning split, `--verbose` lists the misses, and with `--paraphrases` the fused misses too.
 //! `--dump DIR` writes every passage and each split's rankings (ours and the baseline's)
 //! as JSON lines, for experiments outside the engine in `benches/relevance/experiments/`.
+//! `--writer NAME` fuses another writer's rephrasings instead of the default ones: every
+//! `benches/relevance/<path>-paraphrases.tsv` is read from
+//! `benches/relevance/writers/NAME/<path>-paraphrases.tsv` (the frozen split then reports
+//! that writer's alone). A question's fused figures move by a few questions from one writer
+//! to another (`benches/relevance/writers/README.md`), so `scripts/search-eval-writers`
+//! reports a change over every writer.
 //!
 //! Metrics, per split:
 //! - recall@1 / recall@3: the expected document is the first hit / among the first three;
@@ -58,6 +64,9 @@ struct Options {
     /// Write the passages and each split's rankings here (for experiments outside the
     /// engine, such as benches/relevance/experiments/).
     dump: Option<PathBuf>,
+    /// Whose rephrasings `--paraphrases` fuses: `None` for the default files, else a folder
+    /// under `benches/relevance/writers/`.
+    writer: Option<String>,
     params: Params,
 }
 
@@ -72,6 +81,7 @@ fn parse_args() -> Result<Options, String> {
         also: Vec::new(),
         questions: None,
         dump: None,
+        writer: None,
         params: Params::default(),
     };
     let mut args = std::env::args().skip(1);
@@ -111,6 +121,15 @@ fn parse_args() -> Result<Options, String> {
                 options.questions = Some(args.next().ok_or("--questions takes a file")?.into())
             }
             "--dump" => options.dump = Some(args.next().ok_or("--dump takes a folder")?.into()),
+            "--writer" => {
+                let name = args.next().ok_or("--writer takes a folder name")?;
+                if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+                    return Err(format!(
+                        "--writer {name:?}: expected a folder name under benches/relevance/writers (letters, digits, '-')"
+                    ));
+                }
+                options.writer = Some(name);
+            }
             "--param" => {
                 let setting = args.next().ok_or("--param takes name=value")?;
                 set_param(&mut options.params, &setting)?;
@@ -121,7 +140,7 @@ fn parse_args() -> Result<Options, String> {
                             [--verbose] [--param name=value]... \
                             [--corpus shared|frozen | --docs DIR] [--query Q [--also P]...] \
                             [--outline] \
-                            [--questions FILE] [--dump DIR]"
+                            [--questions FILE] [--dump DIR] [--writer NAME]"
                         .into(),
                 );
             }
@@ -231,8 +250,28 @@ fn compile(root: &Path, corpus: &str) -> Result<Option<Compiled>, String> {
 
 fn run(options: &Options) -> Result<(), String> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if let Some(writer) = &options.writer {
+        let writers = root.join("benches/relevance/writers");
+        if !writers.join(writer).is_dir() {
+            let mut known: Vec<String> = std::fs::read_dir(&writers)
+                .map(|entries| {
+                    entries
+                        .filter_map(Result::ok)
+                        .filter(|e| e.path().is_dir())
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            known.sort();
+            return Err(format!(
+                "--writer {writer}: no such folder under {} (writers: {})",
+                writers.display(),
+                known.join(", ")
+            ));
+        }
+    }
     if let Some(folder) = &options.dump {
-        return dump(&root, folder, &options.params);
+        return dump(&root, folder, &options.params, options.writer.as_deref());
     }
     if options.outline || options.query.is_some() {
         let Some((archive_bytes, content)) = compile(&root, &options.corpus)? else {
@@ -287,11 +326,39 @@ fn run(options: &Options) -> Result<(), String> {
             .map_or("questions".into(), |n| n.to_string_lossy());
         println!("{}", ours.line(&format!("{name} / skillpack")));
         println!("{}", plain.line(&format!("{name} / plain BM25 (doc)")));
-        // Its rephrasings, when a `<name>-paraphrases.tsv` lies beside it.
-        let rephrased = path.with_file_name(format!(
+        // Its rephrasings, when a `<name>-paraphrases.tsv` lies beside it (or, with
+        // `--writer`, at the same place in the writer's folder).
+        let beside = path.with_file_name(format!(
             "{}-paraphrases.tsv",
             path.file_stem().unwrap_or_default().to_string_lossy()
         ));
+        let rephrased = match &options.writer {
+            None => beside,
+            Some(writer) => {
+                let relevance = root.join("benches/relevance");
+                let relative = std::fs::canonicalize(path)
+                    .ok()
+                    .zip(std::fs::canonicalize(&relevance).ok())
+                    .and_then(|(file, base)| file.strip_prefix(base).ok().map(Path::to_path_buf))
+                    .ok_or_else(|| {
+                        format!(
+                            "--writer {writer}: {} is not under {}; a writer's rephrasings mirror that folder",
+                            path.display(),
+                            relevance.display()
+                        )
+                    })?
+                    .with_file_name(beside.file_name().unwrap_or_default());
+                let file = rephrasings_file(&root, Some(writer), &relative);
+                if options.paraphrases && !file.is_file() {
+                    return Err(format!(
+                        "--writer {writer}: no rephrasings for {} (expected {})",
+                        path.display(),
+                        file.display()
+                    ));
+                }
+                file
+            }
+        };
         if options.paraphrases && rephrased.is_file() {
             let mut paraphrases = eval::load_paraphrases(&rephrased);
             paraphrases.retain(|asked, _| questions.iter().any(|q| &q.text == asked));
@@ -340,9 +407,11 @@ fn run(options: &Options) -> Result<(), String> {
             whole.merge(&ours);
             whole_plain.merge(&plain);
             let paraphrases = options.paraphrases.then(|| {
-                eval::load_paraphrases(
-                    &root.join(format!("benches/relevance/{split}-paraphrases.tsv")),
-                )
+                eval::load_paraphrases(&rephrasings_file(
+                    &root,
+                    options.writer.as_deref(),
+                    Path::new(&format!("{split}-paraphrases.tsv")),
+                ))
             });
             // The questions with their phrasings fused, printed as `label`.
             let report_fused = |label: &str, questions: &[eval::Question], verbose: bool| {
@@ -396,6 +465,16 @@ fn run(options: &Options) -> Result<(), String> {
     Ok(())
 }
 
+/// Where a rephrasings file of `benches/relevance` (`relative` to it) is read from: that
+/// folder, or with `--writer NAME` the same path under `benches/relevance/writers/NAME`.
+fn rephrasings_file(root: &Path, writer: Option<&str>, relative: &Path) -> PathBuf {
+    let relevance = root.join("benches/relevance");
+    match writer {
+        None => relevance.join(relative),
+        Some(writer) => relevance.join("writers").join(writer).join(relative),
+    }
+}
+
 /// The frozen split: the whole split beside plain BM25, then per kind; with
 /// `--paraphrases`, the same with each question's alternative phrasings fused. Never per
 /// question: its misses are not for reading.
@@ -411,17 +490,22 @@ fn frozen(root: &Path, options: &Options) -> Result<(), String> {
         return Err(format!("frozen.tsv:\n{}", problems.join("\n")));
     }
     // The author's rephrasings, and those of an agent that saw only the question.
-    let rephrasings: Vec<(&str, _)> = if options.paraphrases {
-        [
-            ("also", "frozen-paraphrases.tsv"),
-            ("also (agent)", "frozen-paraphrases-agent.tsv"),
-        ]
-        .into_iter()
-        .map(|(label, file)| {
-            let path = root.join("benches/relevance").join(file);
-            (label, eval::load_paraphrases(&path))
-        })
-        .collect()
+    // With `--writer`, that writer's alone.
+    let rephrasings: Vec<(String, _)> = if options.paraphrases {
+        let files = match &options.writer {
+            None => vec![
+                ("also".to_owned(), "frozen-paraphrases.tsv"),
+                ("also (agent)".to_owned(), "frozen-paraphrases-agent.tsv"),
+            ],
+            Some(writer) => vec![(format!("also ({writer})"), "frozen-paraphrases.tsv")],
+        };
+        files
+            .into_iter()
+            .map(|(label, file)| {
+                let path = rephrasings_file(root, options.writer.as_deref(), Path::new(file));
+                (label, eval::load_paraphrases(&path))
+            })
+            .collect()
     } else {
         Vec::new()
     };
@@ -556,7 +640,7 @@ fn print_miss(index: &skillpack_server::search::Index<'_>, miss: &eval::Miss<'_>
 /// section anchor, byte start and text) and, for each split, `rankings-<split>.jsonl` (each
 /// question with its expected section's byte range and its phrasings, our first 50 hits
 /// with their passages, and plain BM25's first 50 documents).
-fn dump(root: &Path, folder: &Path, params: &Params) -> Result<(), String> {
+fn dump(root: &Path, folder: &Path, params: &Params, writer: Option<&str>) -> Result<(), String> {
     use std::io::Write;
     std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
     let write = |name: &str, lines: Vec<serde_json::Value>| -> Result<(), String> {
@@ -604,9 +688,11 @@ fn dump(root: &Path, folder: &Path, params: &Params) -> Result<(), String> {
         let baseline = Baseline::new(&index);
         for split in splits {
             let questions = eval::load(&root.join(format!("benches/relevance/{split}.tsv")));
-            let paraphrases = eval::load_paraphrases(
-                &root.join(format!("benches/relevance/{split}-paraphrases.tsv")),
-            );
+            let paraphrases = eval::load_paraphrases(&rephrasings_file(
+                root,
+                writer,
+                Path::new(&format!("{split}-paraphrases.tsv")),
+            ));
             let problems = eval::check(&index, &questions, false);
             if !problems.is_empty() {
                 return Err(format!("{split}.tsv:\n{}", problems.join("\n")));

@@ -28,6 +28,54 @@ fn the_split_is_fixed_by_hash() {
     }
 }
 
+/// Every writer under `benches/relevance/writers/` rephrases every question that has
+/// committed rephrasings, twice, and nothing else: `scripts/search-eval-writers` sums a
+/// change over writers, and a writer missing a question (or rephrasing one no longer asked)
+/// would make the sums compare unlike sets.
+#[test]
+fn every_writer_rephrases_every_rephrased_question_twice() {
+    let relevance = common::crate_root().join("benches/relevance");
+    // The committed rephrasings, relative to benches/relevance (the frozen split's agent's
+    // file stands for that split: a writer is an agent that saw only the questions).
+    let mut rephrased: Vec<std::path::PathBuf> = Vec::new();
+    for folder in [relevance.clone(), relevance.join("generators")] {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with("-paraphrases.tsv") && name != "frozen-paraphrases-agent.tsv" {
+                rephrased.push(path.strip_prefix(&relevance).unwrap().to_path_buf());
+            }
+        }
+    }
+    rephrased.sort();
+    assert!(rephrased.len() >= 14, "{rephrased:?}");
+    let writers: Vec<_> = std::fs::read_dir(relevance.join("writers"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_dir())
+        .collect();
+    assert!(writers.len() >= 2, "{writers:?}");
+    for writer in &writers {
+        for relative in &rephrased {
+            let file = writer.join(relative);
+            assert!(file.is_file(), "{} is missing", file.display());
+            let stem = relative
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .replace("-paraphrases.tsv", ".tsv");
+            let questions = eval::load(&relevance.join(relative).with_file_name(stem));
+            let problems = eval::check_paraphrases(&questions, &eval::load_paraphrases(&file));
+            assert!(
+                problems.is_empty(),
+                "{}:\n{}",
+                file.display(),
+                problems.join("\n")
+            );
+        }
+    }
+}
+
 /// Whether a question belongs to the held-out third: its text's sha256 is 0 mod 3.
 fn held_out(question: &str) -> bool {
     let digest = Sha256::digest(question.as_bytes());
