@@ -179,6 +179,8 @@ fn set_param(params: &mut Params, setting: &str) -> Result<(), String> {
         "keep_code_winner" => params.keep_code_winner = one != 0.0,
         "tree_vote" => params.tree_vote = one != 0.0,
         "winner_verbatim" => params.winner_verbatim = one != 0.0,
+        "score_share" if (0.0..=1.0).contains(&one) => params.score_share = one,
+        "score_share" => return Err(format!("{setting}: score_share is a share, 0 to 1")),
         "passage_weights" => copy(&mut params.passage_weights, &values)?,
         "passage_b" => copy(&mut params.passage_b, &values)?,
         "doc_weights" => copy(&mut params.doc_weights, &values)?,

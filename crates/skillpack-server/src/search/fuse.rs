@@ -45,8 +45,22 @@
 //! phrasings name refines it. On the tuning split this took fused section@1 from 77/94 to
 //! 82/94 (held-out 34/44 either way).
 //!
-//! Scores of different phrasings are never compared, only their ranks, so a phrasing with
-//! many rare words does not drown the others.
+//! Scores of different phrasings are never compared, so a phrasing with many rare words
+//! does not drown the others. A phrasing's vote for a hit is its share `1 / (k + 1)` at
+//! most, made of the hit's rank and of its score against the phrasing's own first hit
+//! (`Params::score_share`, 0.75 of it):
+//!
+//! ```text
+//! share(hit) = ((1 − s) · (k + 1) / (k + rank) + s · score / first score) / (k + 1)
+//! ```
+//!
+//! Ranks alone give a first and a second place 1/6 and 1/7 whether the phrasing found them
+//! 10 against 9.9 or 10 against 5: a phrasing that matched one section far better than the
+//! next said so, and ranks dropped it. Chosen on the three tuning trees with three agents'
+//! rephrasings each (`scripts/search-eval-writers`: fused section@1 476 to 487 of 567,
+//! recall@1 544 to 558 of 600; 0.5 and 1 gave 483 and 484), confirmed on their held-out
+//! parts (234 to 236 of 270, recall@1 263 to 266 of 285), and judged once on the frozen split
+//! and the generator trees (issue 47; docs/design/search-ranking.md).
 //!
 //! One exception keeps an exact match from being outvoted. When the query alone leads
 //! clearly (its first hit scores at least [`CLEAR_LEAD_MARGIN`] times its second, the
@@ -94,12 +108,14 @@ pub const VERBATIM_RUN: usize = 3;
 /// to the earlier list (the query before its rephrasings), then to document order. With
 /// `query_leads` (the first list, the query's, leads clearly), the first list's first hit
 /// takes the score of a hit every list ranks first, `lists.len() / (k + 1)`: no other hit
-/// can reach it, since the first list ranks them lower.
+/// can reach it, since a list's share is at most `1 / (k + 1)` and the first list ranks
+/// them lower. `score_share` is `Params::score_share` (0: reciprocal rank fusion alone).
 pub fn fuse(
     lists: &[Vec<Hit>],
     query_leads: bool,
     vote_sections: bool,
     tree: Option<&Path<'_>>,
+    score_share: f32,
 ) -> Vec<Hit> {
     struct Fused {
         hit: Hit,
@@ -124,8 +140,15 @@ pub fn fuse(
     let mut at: HashMap<(u32, u32), usize> = HashMap::new();
     let mut documents: HashMap<u32, Document> = HashMap::new();
     for (list, hits) in lists.iter().enumerate() {
+        let first_score = hits.iter().map(|h| h.score).fold(0.0, f32::max);
         for (rank, hit) in hits.iter().enumerate() {
-            let share = 1.0 / (RRF_K + (rank + 1) as f32);
+            let by_rank = (RRF_K + 1.0) / (RRF_K + (rank + 1) as f32);
+            let by_score = if first_score > 0.0 {
+                (hit.score / first_score).clamp(0.0, 1.0)
+            } else {
+                by_rank
+            };
+            let share = ((1.0 - score_share) * by_rank + score_share * by_score) / (RRF_K + 1.0);
             let document = documents.entry(hit.document).or_insert(Document {
                 votes: 0.0,
                 next_list: 0,
@@ -413,6 +436,7 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
         query_leads,
         params.vote_sections,
         params.tree_vote.then_some(&path as &Path<'_>),
+        params.score_share,
     );
     let end = request.offset.saturating_add(request.limit);
     // Rank fusion scores are close together whatever the agreement (1/6 against 1/7),
@@ -503,6 +527,42 @@ mod tests {
         }
     }
 
+    fn scored(document: u32, score: f32) -> Hit {
+        Hit {
+            score,
+            ..hit(document, 0)
+        }
+    }
+
+    #[test]
+    fn a_phrasing_that_leads_far_outvotes_one_that_nearly_ties() {
+        // The query finds pages 1 and 2 nearly tied; the rephrasing finds page 2 far ahead
+        // of page 1. Ranks alone tie them (a first and a second place each), and the tie
+        // goes to the query's first; with scores, the rephrasing's clear preference counts.
+        let lists = [
+            vec![scored(1, 10.0), scored(2, 9.9)],
+            vec![scored(2, 8.0), scored(1, 2.0)],
+        ];
+        let order = |share: f32| -> Vec<u32> {
+            fuse(&lists, false, false, None, share)
+                .iter()
+                .map(|h| h.document)
+                .collect()
+        };
+        assert_eq!(order(0.0), [1, 2]);
+        assert_eq!(order(0.75), [2, 1]);
+        // A phrasing's share is at most 1 / (k + 1) whatever its scale: a hit every list
+        // ranks first scores as with ranks alone.
+        let agreed = fuse(
+            &[vec![scored(3, 50.0)], vec![scored(3, 0.5)]],
+            false,
+            false,
+            None,
+            0.75,
+        );
+        assert!((agreed[0].score - 2.0 / (RRF_K + 1.0)).abs() < 1e-6);
+    }
+
     #[test]
     fn a_hit_in_every_list_beats_a_hit_first_in_one() {
         let fused = fuse(
@@ -513,6 +573,7 @@ mod tests {
             false,
             false,
             None,
+            0.0,
         );
         let order: Vec<u32> = fused.iter().map(|h| h.document).collect();
         assert_eq!(order, [2, 1, 4, 3, 5]);
@@ -529,19 +590,19 @@ mod tests {
             vec![hit(1, 2), hit(3, 0)],
             vec![hit(3, 0), hit(1, 2)],
         ];
-        let voted = fuse(&lists, false, true, None);
+        let voted = fuse(&lists, false, true, None, 0.0);
         assert_eq!((voted[0].document, voted[0].heading), (1, Some(2)));
         // Its fused score is the document's: the section voted for took its votes.
         let expected = 2.0 / (RRF_K + 1.0) + 1.0 / (RRF_K + 2.0);
         assert!((voted[0].score - expected).abs() < 1e-6);
         // Without voting, the best phrasing's section speaks.
-        let best = fuse(&lists, false, false, None);
+        let best = fuse(&lists, false, false, None, 0.0);
         assert_eq!((best[0].document, best[0].heading), (1, Some(1)));
         // A tie keeps the best phrasing's section.
-        let tie = fuse(&lists[..2], false, true, None);
+        let tie = fuse(&lists[..2], false, true, None, 0.0);
         assert_eq!((tie[0].document, tie[0].heading), (1, Some(1)));
         // The query's clear winner keeps its section whatever the votes.
-        let kept = fuse(&lists, true, true, None);
+        let kept = fuse(&lists, true, true, None, 0.0);
         assert_eq!((kept[0].document, kept[0].heading), (1, Some(1)));
     }
 
@@ -559,7 +620,7 @@ mod tests {
         };
         let tree = Some(&outline as &Path<'_>);
         let first = |lists: &[Vec<Hit>], query_leads: bool, tree: Option<&Path<'_>>| {
-            let fused = fuse(lists, query_leads, true, tree);
+            let fused = fuse(lists, query_leads, true, tree, 0.0);
             (fused[0].document, fused[0].heading)
         };
         // The question names the page, a rephrasing a section of it, another a subsection of
@@ -612,6 +673,7 @@ mod tests {
             false,
             false,
             None,
+            0.0,
         );
         assert_eq!(fused.len(), 2);
         // Both lists rank the document first; the earlier list's chunk speaks for it.
@@ -742,6 +804,7 @@ mod tests {
             false,
             false,
             None,
+            0.0,
         );
         let chunks: Vec<(u32, u32)> = fused.iter().map(|h| (h.document, h.chunk)).collect();
         assert_eq!(chunks, [(1, 1), (2, 0), (3, 0), (4, 0)]);
@@ -764,6 +827,7 @@ mod tests {
             false,
             false,
             None,
+            0.0,
         );
         assert_eq!(fused[0].document, 1, "{fused:?}");
         assert_eq!(
@@ -773,7 +837,7 @@ mod tests {
         let expected = 3.0 / (RRF_K + 2.0);
         assert!((fused[0].score - expected).abs() < 1e-6);
         // A document only a later phrasing finds has that phrasing's vote.
-        let late = fuse(&[vec![hit(2, 0)], vec![hit(1, 0)]], false, false, None);
+        let late = fuse(&[vec![hit(2, 0)], vec![hit(1, 0)]], false, false, None, 0.0);
         assert!(
             late.iter()
                 .all(|h| (h.score - 1.0 / (RRF_K + 1.0)).abs() < 1e-6)
@@ -796,6 +860,7 @@ mod tests {
             false,
             false,
             None,
+            0.0,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (1, 0), "{fused:?}");
         let expected = 1.0 / (RRF_K + 1.0) + 2.0 / (RRF_K + 2.0);
@@ -809,6 +874,7 @@ mod tests {
             false,
             false,
             None,
+            0.0,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (1, 1), "{fused:?}");
     }
@@ -825,11 +891,11 @@ mod tests {
             .collect();
         let mut lists = vec![query];
         lists.extend(std::iter::repeat_n(others.clone(), 4));
-        let outvoted = fuse(&lists, false, false, None);
+        let outvoted = fuse(&lists, false, false, None, 0.0);
         let at = outvoted.iter().position(|h| h.document == 1);
         assert_eq!(at, Some(11), "{outvoted:?}");
         // When the query leads clearly, its first hit counts as every phrasing's first.
-        let kept = fuse(&lists, true, false, None);
+        let kept = fuse(&lists, true, false, None, 0.0);
         assert_eq!((kept[0].document, kept[0].chunk), (1, 0), "{kept:?}");
         assert!((kept[0].score - 5.0 / (RRF_K + 1.0)).abs() < 1e-6);
         // The rest is fused as before: only the winner moved.
@@ -848,6 +914,7 @@ mod tests {
             true,
             false,
             None,
+            0.0,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (2, 0), "{fused:?}");
         assert_eq!((fused[1].document, fused[1].chunk), (1, 1), "{fused:?}");
@@ -856,13 +923,13 @@ mod tests {
     #[test]
     fn one_list_keeps_its_order() {
         let list = vec![hit(3, 0), hit(1, 0), hit(2, 1)];
-        let fused = fuse(std::slice::from_ref(&list), false, false, None);
+        let fused = fuse(std::slice::from_ref(&list), false, false, None, 0.0);
         let order: Vec<_> = fused.iter().map(|h| (h.document, h.heading)).collect();
         let expected: Vec<_> = list.iter().map(|h| (h.document, h.heading)).collect();
         assert_eq!(order, expected);
         // Several hits of one document included.
         let list = vec![hit(1, 0), hit(1, 1), hit(2, 0), hit(1, 2), hit(3, 0)];
-        let alone: Vec<(u32, u32)> = fuse(std::slice::from_ref(&list), false, false, None)
+        let alone: Vec<(u32, u32)> = fuse(std::slice::from_ref(&list), false, false, None, 0.0)
             .iter()
             .map(|h| (h.document, h.chunk))
             .collect();

@@ -192,6 +192,10 @@ pub struct Params {
     /// elsewhere should then decide. A query of code alone (`keep_code_winner`) needs no
     /// run. `false`: any clear lead keeps the winner.
     pub winner_verbatim: bool,
+    /// With alternative phrasings ([`fuse`]), the part of a phrasing's vote for a hit that
+    /// comes from the hit's score against the phrasing's own first hit; the rest comes
+    /// from its rank, as reciprocal rank fusion gives it. 0: ranks alone (as before).
+    pub score_share: f32,
 }
 
 impl Params {
@@ -252,6 +256,7 @@ impl Default for Params {
             keep_code_winner: true,
             tree_vote: true,
             winner_verbatim: true,
+            score_share: 0.75,
         }
     }
 }
