@@ -534,7 +534,7 @@ fn also_schema() -> Value {
         "type": "array",
         "maxItems": MAX_ALSO,
         "items": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_BYTES},
-        "description": format!("Other phrasings of the same need, at most {MAX_ALSO} (each at most {MAX_QUERY_BYTES} bytes): for a question in natural language, and above all when the user's words may not be the docs' words, add 1–{MAX_ALSO_SUGGESTED} rephrasings in likely technical terms. Each is searched like `query` and the rankings are fused (reciprocal rank fusion): pages that several phrasings find rank higher, even through different sections. Omitted means the query alone.")
+        "description": format!("Other phrasings of the same need, at most {MAX_ALSO} (each at most {MAX_QUERY_BYTES} bytes): for a question in natural language, and above all when the user's words may not be the docs' words, add 1–{MAX_ALSO_SUGGESTED} rephrasings in likely technical terms. Each is searched like `query` and the rankings are fused (by each phrasing's ranks and its scores against its own best): pages that several phrasings find rank higher, even through different sections. Omitted means the query alone.")
     })
 }
 

@@ -1,16 +1,19 @@
-//! Several phrasings of one need, one ranking: reciprocal rank fusion.
+//! Several phrasings of one need, one ranking: rank fusion, with each phrasing's scores.
 //!
 //! The caller of `catalog_search` is usually a language model, which can say the same thing
 //! in the docs' technical terms when the user's words are not the docs' words. A
 //! [`Request`] carries those alternative phrasings in `also`; each phrasing (the query
 //! first) is ranked on its own, and the rankings are fused with reciprocal rank fusion
-//! (Cormack, Clarke and Büttcher, SIGIR 2009):
+//! (Cormack, Clarke and Büttcher, SIGIR 2009), each phrasing's ranks weighed with its
+//! scores (below):
 //!
 //! ```text
-//! fused(hit) = Σ over the phrasings whose ranking holds the hit of 1 / (k + rank)
+//! fused(hit) = Σ over the phrasings whose ranking holds the hit of share(hit)
 //! ```
 //!
-//! with `k = 5` ([`RRF_K`]; the published constant is 60, see there). A hit is one chunk of one
+//! where a share is `1 / (k + rank)` for ranks alone, with `k = 5` ([`RRF_K`]; the published
+//! constant is 60, see there), and weighs the hit's score against the phrasing's own first
+//! hit too (below). A hit is one chunk of one
 //! document, as in a single ranking, where no two hits name the same chunk: two phrasings
 //! that name different sections of one chunk vote for the same hit. It keeps the section,
 //! passage and snippet of the phrasing that ranked it best.
