@@ -388,7 +388,7 @@ import starlight from '@astrojs/starlight';
 export const locales = {
 	root: { label: 'English', lang: 'en' },
 	de: { label: 'Deutsch', lang: 'de' },
-	'zh-cn': { label: '简体中文', lang: 'zh-CN' },
+	'zh-cn': { label: 'Chinese', lang: 'zh-CN' },
 };
 export default defineConfig({
 	base: '/docs',

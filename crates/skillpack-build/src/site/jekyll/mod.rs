@@ -460,7 +460,7 @@ fn permalink_style(style: &str) -> String {
     }
 }
 
-/// `2016-10-06-jekyll-3-3-is-here` → ((2016, 10, 06), `jekyll-3-3-is-here`).
+/// `2016-10-06-release-3-3-is-here` → ((2016, 10, 06), `release-3-3-is-here`).
 fn post_date(name: &str) -> Option<((String, String, String), &str)> {
     let bytes = name.as_bytes();
     let digits = |r: std::ops::Range<usize>| {
@@ -865,8 +865,8 @@ mod tests {
 
     const CONFIG: &str = r#"
 baseurl: ""
-url: https://jekyllrb.com
-repository: https://github.com/jekyll/jekyll
+url: https://docs.example.org
+repository: https://github.com/example/site
 version: 4.4.1
 collections:
   docs:
@@ -965,7 +965,7 @@ exclude:
         ]);
         assert_eq!(
             body(&t, "_docs/a.md"),
-            "[#1](https://github.com/jekyll/jekyll/issues/1) [b](/docs/b/) [c](/docs/sub/c/) [p](/news/2020/01/02/hello/)\n"
+            "[#1](https://github.com/example/site/issues/1) [b](/docs/b/) [c](/docs/sub/c/) [p](/news/2020/01/02/hello/)\n"
         );
         let (_, problems) =
             tree(&[("a.md", "---\n---\n{% link _docs/nope.md %}\n")]).render("a.md");
@@ -1068,7 +1068,7 @@ exclude:
                 "_docs/install/ruby.md",
                 "---\ntitle: R\nredirect_from: /old/ruby/\n---\n",
             ),
-            ("_posts/2016-10-06-jekyll-3-3-is-here.md", "---\n---\n"),
+            ("_posts/2016-10-06-release-3-3-is-here.md", "---\n---\n"),
             (
                 "_data/docs_nav.yml",
                 "- title: Start\n  docs:\n  - link: /docs/install/ruby/\n  - link: /docs/\n",
@@ -1082,13 +1082,13 @@ exclude:
             ["/docs/install/ruby/", "/old/ruby/"]
         );
         assert_eq!(
-            j.urls("_posts/2016-10-06-jekyll-3-3-is-here.md", None),
-            ["/news/2016/10/06/jekyll-3-3-is-here/"]
+            j.urls("_posts/2016-10-06-release-3-3-is-here.md", None),
+            ["/news/2016/10/06/release-3-3-is-here/"]
         );
         assert_eq!(
-            j.title("_posts/2016-10-06-jekyll-3-3-is-here.md", None)
+            j.title("_posts/2016-10-06-release-3-3-is-here.md", None)
                 .as_deref(),
-            Some("Jekyll 3 3 Is Here")
+            Some("Release 3 3 Is Here")
         );
         assert_eq!(
             j.settings.nav,
@@ -1102,7 +1102,7 @@ exclude:
                 .variables
                 .get("site.repository")
                 .map(String::as_str),
-            Some("https://github.com/jekyll/jekyll")
+            Some("https://github.com/example/site")
         );
     }
 
