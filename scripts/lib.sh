@@ -16,3 +16,9 @@ release_dir() {
         echo "$1/release"
     fi
 }
+
+# generator_docs_root QUESTIONS: the docs root a generator tree's questions file names in its
+# first line ("docs root `content/en`"), relative to the tree in ../shared/corpora/generators.
+generator_docs_root() {
+    head -1 "$1" | sed -n 's/.*docs root `\([^`]*\)`.*/\1/p'
+}
