@@ -26,7 +26,10 @@
 //! `benches/relevance/writers/NAME/<path>-paraphrases.tsv` (the frozen split then reports
 //! that writer's alone). A question's fused figures move by a few questions from one writer
 //! to another (`benches/relevance/writers/README.md`), so `scripts/search-eval-writers`
-//! reports a change over every writer.
+//! reports a change over every writer. `--first-calls` adds, for the frozen split and a
+//! `--questions` file, one line per set of agents' own first calls
+//! (`benches/relevance/first-calls/<set>/`, mirroring `benches/relevance`): each question
+//! searched with the query, `also` and `kind` an agent wrote from the server's host context.
 //!
 //! Metrics, per split:
 //! - recall@1 / recall@3: the expected document is the first hit / among the first three;
@@ -67,6 +70,8 @@ struct Options {
     /// Whose rephrasings `--paraphrases` fuses: `None` for the default files, else a folder
     /// under `benches/relevance/writers/`.
     writer: Option<String>,
+    /// Also evaluate agents' recorded first calls (`benches/relevance/first-calls/`).
+    first_calls: bool,
     params: Params,
 }
 
@@ -82,6 +87,7 @@ fn parse_args() -> Result<Options, String> {
         questions: None,
         dump: None,
         writer: None,
+        first_calls: false,
         params: Params::default(),
     };
     let mut args = std::env::args().skip(1);
@@ -98,6 +104,7 @@ fn parse_args() -> Result<Options, String> {
                 };
             }
             "--paraphrases" => options.paraphrases = true,
+            "--first-calls" => options.first_calls = true,
             "--corpus" => {
                 let corpus = args.next().ok_or("--corpus takes shared or frozen")?;
                 if corpus != "shared" && corpus != "frozen" {
@@ -140,7 +147,7 @@ fn parse_args() -> Result<Options, String> {
                             [--verbose] [--param name=value]... \
                             [--corpus shared|frozen | --docs DIR] [--query Q [--also P]...] \
                             [--outline] \
-                            [--questions FILE] [--dump DIR] [--writer NAME]"
+                            [--questions FILE] [--dump DIR] [--writer NAME] [--first-calls]"
                         .into(),
                 );
             }
@@ -373,6 +380,19 @@ fn run(options: &Options) -> Result<(), String> {
                 options.verbose,
             )?;
         }
+        if options.first_calls {
+            for (set, calls) in first_call_sets(&root, path)? {
+                let label = format!("{name} / skillpack first calls ({set})");
+                first_call_lines(
+                    &index,
+                    &baseline,
+                    &options.params,
+                    &questions,
+                    &calls,
+                    &label,
+                )?;
+            }
+        }
         return Ok(());
     }
 
@@ -511,6 +531,11 @@ fn frozen(root: &Path, options: &Options) -> Result<(), String> {
     } else {
         Vec::new()
     };
+    let first_calls = if options.first_calls {
+        first_call_sets(root, &root.join("benches/relevance/frozen.tsv"))?
+    } else {
+        Vec::new()
+    };
     let report = |name: &str, questions: &[eval::Question]| -> Result<(), String> {
         let (ours, plain) = eval::evaluate(&index, &baseline, questions, &options.params, |_| {})?;
         println!("{}", ours.line(&format!("{name} / skillpack")));
@@ -524,6 +549,10 @@ fn frozen(root: &Path, options: &Options) -> Result<(), String> {
                 (name, label),
                 false,
             )?;
+        }
+        for (set, calls) in &first_calls {
+            let label = format!("{name} / skillpack first calls ({set})");
+            first_call_lines(&index, &baseline, &options.params, questions, calls, &label)?;
         }
         Ok(())
     };
@@ -612,6 +641,72 @@ fn fused_lines(
     println!("{}", ours.line(&format!("{name} / skillpack + {with}")));
     println!("{}", plain.line(&format!("{name} / plain BM25 + {with}")));
     Ok((ours, plain))
+}
+
+/// The agents' first calls for a questions file of `benches/relevance`, from every set of
+/// them (each a folder of `benches/relevance/first-calls/` holding the same path): `(set,
+/// calls)`, in the sets' order.
+type FirstCalls = HashMap<String, eval::FirstCall>;
+fn first_call_sets(root: &Path, questions: &Path) -> Result<Vec<(String, FirstCalls)>, String> {
+    let relevance = root.join("benches/relevance");
+    let relative = std::fs::canonicalize(questions)
+        .ok()
+        .zip(std::fs::canonicalize(&relevance).ok())
+        .and_then(|(file, base)| file.strip_prefix(base).ok().map(Path::to_path_buf))
+        .ok_or_else(|| {
+            format!(
+                "--first-calls: {} is not under {}; agents' first calls mirror that folder",
+                questions.display(),
+                relevance.display()
+            )
+        })?;
+    let folder = relevance.join("first-calls");
+    let mut sets: Vec<String> = std::fs::read_dir(&folder)
+        .map_err(|e| format!("--first-calls: cannot list {}: {e}", folder.display()))?
+        .filter_map(Result::ok)
+        .filter(|entry| entry.path().is_dir())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    sets.sort();
+    if sets.is_empty() {
+        return Err(format!(
+            "--first-calls: no set of first calls in {}",
+            folder.display()
+        ));
+    }
+    sets.into_iter()
+        .map(|set| {
+            let file = folder.join(&set).join(&relative);
+            if !file.is_file() {
+                return Err(format!(
+                    "--first-calls: set {set} has no first calls for {} (expected {})",
+                    questions.display(),
+                    file.display()
+                ));
+            }
+            Ok((set, eval::load_first_calls(&file)?))
+        })
+        .collect()
+}
+
+/// The questions searched as agents' first calls wrote them, ours and plain BM25's, printed
+/// one line each as `label` (ours) and its plain BM25 twin.
+fn first_call_lines(
+    index: &skillpack_server::search::Index<'_>,
+    baseline: &Baseline,
+    params: &Params,
+    questions: &[eval::Question],
+    calls: &FirstCalls,
+    label: &str,
+) -> Result<(), String> {
+    let (ours, plain) =
+        eval::evaluate_first_calls(index, baseline, questions, calls, params, |_| {})?;
+    println!("{}", ours.line(label));
+    println!(
+        "{}",
+        plain.line(&label.replace("/ skillpack", "/ plain BM25"))
+    );
+    Ok(())
 }
 
 fn print_miss(index: &skillpack_server::search::Index<'_>, miss: &eval::Miss<'_>) {

@@ -302,6 +302,71 @@ fn frozen_split_keeps_its_floors() {
             assert!(fused.section3() >= 0.90, "{line}");
         }
     }
+
+    // Agents' own first calls (`benches/relevance/first-calls/`): the section target
+    // with agents' calls, summed over every set of them (0.882 and 0.836 for the two sets
+    // written 2026-12-06, 0.859 together), and the answering page first at least as often
+    // as the question alone finds it.
+    let mut first_calls = eval::Scores::default();
+    for (set, calls) in first_call_sets(&root, "frozen.tsv", &questions) {
+        let (scores, _) = eval::evaluate_first_calls(
+            &index,
+            &baseline,
+            &questions,
+            &calls,
+            &Params::default(),
+            |_| {},
+        )
+        .unwrap();
+        let line = scores.line(&format!("frozen / skillpack first calls ({set})"));
+        eprintln!("{line}");
+        assert!(scores.recall1() >= ours.recall1(), "{line}");
+        first_calls.merge(&scores);
+    }
+    let line = first_calls.line("frozen / skillpack first calls (every set)");
+    assert!(first_calls.section1() >= 0.85, "{line}");
+}
+
+/// Every set of agents' first calls under `benches/relevance/first-calls/` (at least two)
+/// for the questions file `relative` (to `benches/relevance`): `(set, calls)`, each checked
+/// to hold one call for every question and none for a question not asked, so that sets and
+/// rankings compare like with like.
+fn first_call_sets(
+    root: &std::path::Path,
+    relative: &str,
+    questions: &[eval::Question],
+) -> Vec<(String, std::collections::HashMap<String, eval::FirstCall>)> {
+    let folder = root.join("benches/relevance/first-calls");
+    let mut sets: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_dir())
+        .collect();
+    sets.sort();
+    assert!(sets.len() >= 2, "{sets:?}");
+    sets.into_iter()
+        .map(|set| {
+            let file = set.join(relative);
+            let calls = eval::load_first_calls(&file).unwrap();
+            for q in questions {
+                assert!(
+                    calls.contains_key(&q.text),
+                    "{}: no first call for {:?}",
+                    file.display(),
+                    q.text
+                );
+            }
+            for asked in calls.keys() {
+                assert!(
+                    questions.iter().any(|q| &q.text == asked),
+                    "{}: {asked:?} is not a question of {relative}",
+                    file.display()
+                );
+            }
+            let name = set.file_name().unwrap().to_string_lossy().into_owned();
+            (name, calls)
+        })
+        .collect()
 }
 
 /// The frozen questions over the seven generator trees (`benches/relevance/generators/`,
@@ -320,6 +385,7 @@ fn generator_trees_keep_the_section_target() {
     let skills = tempfile::tempdir().unwrap();
     let mut total = eval::Scores::default();
     let mut total_alone = eval::Scores::default();
+    let mut first_calls = eval::Scores::default();
     let mut trees = 0;
     for entry in std::fs::read_dir(root.join("benches/relevance/generators")).unwrap() {
         let path = entry.unwrap().path();
@@ -351,6 +417,18 @@ fn generator_trees_keep_the_section_target() {
         eprintln!("{}", fused.line(&format!("{tree} / skillpack + also")));
         total.merge(&fused);
         total_alone.merge(&alone);
+        for (_, calls) in first_call_sets(&root, &format!("generators/{name}"), &questions) {
+            let (scores, _) = eval::evaluate_first_calls(
+                &index,
+                &baseline,
+                &questions,
+                &calls,
+                &Params::default(),
+                |_| {},
+            )
+            .unwrap();
+            first_calls.merge(&scores);
+        }
         trees += 1;
     }
     assert_eq!(trees, 7, "the seven generator trees");
@@ -363,6 +441,13 @@ fn generator_trees_keep_the_section_target() {
     assert!(total.section1() >= 0.85, "{line}");
     assert!(total.recall1() >= total_alone.recall1(), "{line}");
     assert!(total.recall3() >= total_alone.recall3(), "{line}");
+    // With agents' own first calls (every set summed; 0.839 and 0.804 for the two sets of
+    // 2026-12-06, 0.821 together: short of the 0.85 target, so the floor is that less about
+    // two questions, to be raised once the target is reached).
+    let line = first_calls.line("generator trees / skillpack first calls (every set)");
+    eprintln!("{line}");
+    assert!(first_calls.section1() >= 0.80, "{line}");
+    assert!(first_calls.recall1() >= total_alone.recall1(), "{line}");
 }
 
 /// The httpx docs (`benches/corpora/httpx`, committed), the second tuning tree: 66 questions

@@ -421,6 +421,116 @@ pub fn evaluate_fused<'q>(
     )
 }
 
+/// An agent's first call for a question: the tool it chose and, when that is
+/// `catalog_search`, the query, `also` and `kind` it wrote.
+#[derive(Debug, Clone)]
+pub struct FirstCall {
+    pub tool: String,
+    pub query: String,
+    pub also: Vec<String>,
+    pub kind: Kind,
+}
+
+/// Agents' first calls: `question<TAB>tool<TAB>JSON arguments` per line, keyed by the
+/// question as written in its split (`benches/relevance/first-calls/README.md`).
+pub fn load_first_calls(path: &Path) -> Result<HashMap<String, FirstCall>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut calls = HashMap::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = || format!("{}:{}", path.display(), number + 1);
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [question, tool, arguments] = fields[..] else {
+            return Err(format!(
+                "{}: expected question<TAB>tool<TAB>JSON arguments, found {} fields",
+                at(),
+                fields.len()
+            ));
+        };
+        let arguments: serde_json::Value = serde_json::from_str(arguments)
+            .map_err(|e| format!("{}: the arguments are not JSON: {e}", at()))?;
+        let text = |key: &str| arguments.get(key).and_then(|v| v.as_str()).unwrap_or("");
+        let kind = match text("kind") {
+            "" | "all" => Kind::All,
+            "docs" => Kind::Docs,
+            "skills" => Kind::Skills,
+            other => return Err(format!("{}: unknown kind {other:?}", at())),
+        };
+        let also = match arguments.get("also") {
+            None => Vec::new(),
+            Some(serde_json::Value::Array(items)) => items
+                .iter()
+                .map(|v| v.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| format!("{}: `also` holds a value that is not a string", at()))?,
+            Some(_) => return Err(format!("{}: `also` is not an array", at())),
+        };
+        let call = FirstCall {
+            tool: tool.trim().to_owned(),
+            query: text("query").to_owned(),
+            also,
+            kind,
+        };
+        if calls.insert(question.trim().to_owned(), call).is_some() {
+            return Err(format!("{}: {question:?} has a first call already", at()));
+        }
+    }
+    Ok(calls)
+}
+
+/// Evaluate one split with each question's first call as an agent wrote it (its own query,
+/// `also` and `kind`), for skillpack and for plain BM25 alike. A first call that is not a
+/// search finds nothing here, so it counts as a miss; a question without a first call is
+/// an error.
+pub fn evaluate_first_calls<'q>(
+    index: &Index<'_>,
+    baseline: &Baseline,
+    questions: &'q [Question],
+    calls: &HashMap<String, FirstCall>,
+    params: &Params,
+    on_miss: impl FnMut(Miss<'q>),
+) -> Result<(Scores, Scores), String> {
+    if let Some(q) = questions.iter().find(|q| !calls.contains_key(&q.text)) {
+        return Err(format!("{:?} has no first call", q.text));
+    }
+    let searched = |q: &Question| {
+        let call = &calls[&q.text];
+        (call.tool == "catalog_search" && !call.query.trim().is_empty()).then_some(call)
+    };
+    evaluate_by(
+        index,
+        questions,
+        |q| match searched(q) {
+            Some(call) => {
+                let also: Vec<&str> = call.also.iter().map(String::as_str).collect();
+                index.search_with(
+                    &Request {
+                        query: &call.query,
+                        kind: call.kind,
+                        offset: 0,
+                        limit: 10,
+                        also: &also,
+                    },
+                    params,
+                )
+            }
+            None => Results::default(),
+        },
+        |q| match searched(q) {
+            Some(call) => {
+                let mut all = vec![call.query.as_str()];
+                all.extend(call.also.iter().map(String::as_str));
+                baseline.rank_fused(&all)
+            }
+            None => Vec::new(),
+        },
+        on_miss,
+    )
+}
+
 /// Evaluate one split with the given rankers: `ours` (a search) and `plain` (document
 /// indices, best first).
 pub fn evaluate_by<'q>(
