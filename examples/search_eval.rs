@@ -26,7 +26,7 @@
 //! `benches/relevance/writers/NAME/<path>-paraphrases.tsv` (the frozen split then reports
 //! that writer's alone). A question's fused figures move by a few questions from one writer
 //! to another (`benches/relevance/writers/README.md`), so `scripts/search-eval-writers`
-//! reports a change over every writer. `--first-calls` adds, for the frozen split and a
+//! reports a change over every writer. `--first-calls` adds, for each split and a
 //! `--questions` file, one line per set of agents' own first calls
 //! (`benches/relevance/first-calls/<set>/`, mirroring `benches/relevance`): each question
 //! searched with the query, `also` and `kind` an agent wrote from the server's host context.
@@ -453,6 +453,20 @@ fn run(options: &Options) -> Result<(), String> {
             if let Some((ours, plain)) = report_fused(split, &questions, verbose)? {
                 fused.merge(&ours);
                 fused_plain.merge(&plain);
+            }
+            if options.first_calls {
+                let file = root.join(format!("benches/relevance/{split}.tsv"));
+                for (set, calls) in first_call_sets(&root, &file)? {
+                    let label = format!("{split} / skillpack first calls ({set})");
+                    first_call_lines(
+                        &index,
+                        &baseline,
+                        &options.params,
+                        &questions,
+                        &calls,
+                        &label,
+                    )?;
+                }
             }
             // The questions in a newcomer's everyday words (added later, fourth column) and
             // the others, apart: the two kinds behave differently.

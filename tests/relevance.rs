@@ -76,6 +76,41 @@ fn every_writer_rephrases_every_rephrased_question_twice() {
     }
 }
 
+/// Every set of agents' first calls under `benches/relevance/first-calls/` has one call
+/// for every question of every questions file it mirrors (the three tuning parts, their
+/// held-out parts, the frozen split and the seven generator trees), and none for a question
+/// not asked: `scripts/search-eval-first-calls` sums parts and sets, which must compare like
+/// with like.
+#[test]
+fn every_set_of_first_calls_covers_its_questions() {
+    let root = common::crate_root();
+    let relevance = root.join("benches/relevance");
+    let mut files: Vec<String> = [
+        "tuning",
+        "heldout",
+        "httpx",
+        "httpx-heldout",
+        "cargo",
+        "cargo-heldout",
+        "frozen",
+    ]
+    .iter()
+    .map(|name| format!("{name}.tsv"))
+    .collect();
+    for entry in std::fs::read_dir(relevance.join("generators")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".tsv") && !name.ends_with("-paraphrases.tsv") {
+            files.push(format!("generators/{name}"));
+        }
+    }
+    assert_eq!(files.len(), 14, "{files:?}");
+    for relative in &files {
+        let questions = eval::load(&relevance.join(relative));
+        assert!(!questions.is_empty(), "{relative}");
+        first_call_sets(&root, relative, &questions);
+    }
+}
+
 /// Whether a question belongs to the held-out third: its text's sha256 is 0 mod 3.
 fn held_out(question: &str) -> bool {
     let digest = Sha256::digest(question.as_bytes());
