@@ -344,17 +344,9 @@ fn run(options: &Options) -> Result<(), String> {
         let rephrased = match &options.writer {
             None => beside,
             Some(writer) => {
-                let relevance = root.join("benches/relevance");
-                let relative = std::fs::canonicalize(path)
-                    .ok()
-                    .zip(std::fs::canonicalize(&relevance).ok())
-                    .and_then(|(file, base)| file.strip_prefix(base).ok().map(Path::to_path_buf))
-                    .ok_or_else(|| {
-                        format!(
-                            "--writer {writer}: {} is not under {}; a writer's rephrasings mirror that folder",
-                            path.display(),
-                            relevance.display()
-                        )
+                let relative = under_relevance(&root, path)
+                    .map_err(|e| {
+                        format!("--writer {writer}: {e}; a writer's rephrasings mirror that folder")
                     })?
                     .with_file_name(beside.file_name().unwrap_or_default());
                 let file = rephrasings_file(&root, Some(writer), &relative);
@@ -381,17 +373,8 @@ fn run(options: &Options) -> Result<(), String> {
             )?;
         }
         if options.first_calls {
-            for (set, calls) in first_call_sets(&root, path)? {
-                let label = format!("{name} / skillpack first calls ({set})");
-                first_call_lines(
-                    &index,
-                    &baseline,
-                    &options.params,
-                    &questions,
-                    &calls,
-                    &label,
-                )?;
-            }
+            let sets = first_call_sets(&root, path)?;
+            first_call_lines(&index, &baseline, &options.params, &questions, &sets, &name)?;
         }
         return Ok(());
     }
@@ -456,17 +439,8 @@ fn run(options: &Options) -> Result<(), String> {
             }
             if options.first_calls {
                 let file = root.join(format!("benches/relevance/{split}.tsv"));
-                for (set, calls) in first_call_sets(&root, &file)? {
-                    let label = format!("{split} / skillpack first calls ({set})");
-                    first_call_lines(
-                        &index,
-                        &baseline,
-                        &options.params,
-                        &questions,
-                        &calls,
-                        &label,
-                    )?;
-                }
+                let sets = first_call_sets(&root, &file)?;
+                first_call_lines(&index, &baseline, &options.params, &questions, &sets, split)?;
             }
             // The questions in a newcomer's everyday words (added later, fourth column) and
             // the others, apart: the two kinds behave differently.
@@ -564,10 +538,14 @@ fn frozen(root: &Path, options: &Options) -> Result<(), String> {
                 false,
             )?;
         }
-        for (set, calls) in &first_calls {
-            let label = format!("{name} / skillpack first calls ({set})");
-            first_call_lines(&index, &baseline, &options.params, questions, calls, &label)?;
-        }
+        first_call_lines(
+            &index,
+            &baseline,
+            &options.params,
+            questions,
+            &first_calls,
+            name,
+        )?;
         Ok(())
     };
     report("frozen", &questions)?;
@@ -657,24 +635,25 @@ fn fused_lines(
     Ok((ours, plain))
 }
 
+/// `path` relative to `benches/relevance`, where writers' rephrasings and agents' first
+/// calls mirror it; an error when it lies elsewhere.
+fn under_relevance(root: &Path, path: &Path) -> Result<PathBuf, String> {
+    let relevance = root.join("benches/relevance");
+    std::fs::canonicalize(path)
+        .ok()
+        .zip(std::fs::canonicalize(&relevance).ok())
+        .and_then(|(file, base)| file.strip_prefix(base).ok().map(Path::to_path_buf))
+        .ok_or_else(|| format!("{} is not under {}", path.display(), relevance.display()))
+}
+
 /// The agents' first calls for a questions file of `benches/relevance`, from every set of
 /// them (each a folder of `benches/relevance/first-calls/` holding the same path): `(set,
 /// calls)`, in the sets' order.
 type FirstCalls = HashMap<String, eval::FirstCall>;
 fn first_call_sets(root: &Path, questions: &Path) -> Result<Vec<(String, FirstCalls)>, String> {
-    let relevance = root.join("benches/relevance");
-    let relative = std::fs::canonicalize(questions)
-        .ok()
-        .zip(std::fs::canonicalize(&relevance).ok())
-        .and_then(|(file, base)| file.strip_prefix(base).ok().map(Path::to_path_buf))
-        .ok_or_else(|| {
-            format!(
-                "--first-calls: {} is not under {}; agents' first calls mirror that folder",
-                questions.display(),
-                relevance.display()
-            )
-        })?;
-    let folder = relevance.join("first-calls");
+    let relative = under_relevance(root, questions)
+        .map_err(|e| format!("--first-calls: {e}; agents' first calls mirror that folder"))?;
+    let folder = root.join("benches/relevance/first-calls");
     let mut sets: Vec<String> = std::fs::read_dir(&folder)
         .map_err(|e| format!("--first-calls: cannot list {}: {e}", folder.display()))?
         .filter_map(Result::ok)
@@ -703,23 +682,28 @@ fn first_call_sets(root: &Path, questions: &Path) -> Result<Vec<(String, FirstCa
         .collect()
 }
 
-/// The questions searched as agents' first calls wrote them, ours and plain BM25's, printed
-/// one line each as `label` (ours) and its plain BM25 twin.
+/// The questions searched as each set of agents' first calls wrote them, ours and plain
+/// BM25's, printed one line each as `name / <ranker> first calls (<set>)`.
 fn first_call_lines(
     index: &skillpack_server::search::Index<'_>,
     baseline: &Baseline,
     params: &Params,
     questions: &[eval::Question],
-    calls: &FirstCalls,
-    label: &str,
+    sets: &[(String, FirstCalls)],
+    name: &str,
 ) -> Result<(), String> {
-    let (ours, plain) =
-        eval::evaluate_first_calls(index, baseline, questions, calls, params, |_| {})?;
-    println!("{}", ours.line(label));
-    println!(
-        "{}",
-        plain.line(&label.replace("/ skillpack", "/ plain BM25"))
-    );
+    for (set, calls) in sets {
+        let (ours, plain) =
+            eval::evaluate_first_calls(index, baseline, questions, calls, params, |_| {})?;
+        println!(
+            "{}",
+            ours.line(&format!("{name} / skillpack first calls ({set})"))
+        );
+        println!(
+            "{}",
+            plain.line(&format!("{name} / plain BM25 first calls ({set})"))
+        );
+    }
     Ok(())
 }
 

@@ -344,15 +344,7 @@ fn frozen_split_keeps_its_floors() {
     // as the question alone finds it.
     let mut first_calls = eval::Scores::default();
     for (set, calls) in first_call_sets(&root, "frozen.tsv", &questions) {
-        let (scores, _) = eval::evaluate_first_calls(
-            &index,
-            &baseline,
-            &questions,
-            &calls,
-            &Params::default(),
-            |_| {},
-        )
-        .unwrap();
+        let scores = first_call_scores(&index, &baseline, &questions, &calls);
         let line = scores.line(&format!("frozen / skillpack first calls ({set})"));
         eprintln!("{line}");
         assert!(scores.recall1() >= ours.recall1(), "{line}");
@@ -360,6 +352,25 @@ fn frozen_split_keeps_its_floors() {
     }
     let line = first_calls.line("frozen / skillpack first calls (every set)");
     assert!(first_calls.section1() >= 0.85, "{line}");
+}
+
+/// The default ranking's scores for the questions searched as agents' first calls wrote them.
+fn first_call_scores(
+    index: &skillpack_server::search::Index<'_>,
+    baseline: &eval::Baseline,
+    questions: &[eval::Question],
+    calls: &std::collections::HashMap<String, eval::FirstCall>,
+) -> eval::Scores {
+    eval::evaluate_first_calls(
+        index,
+        baseline,
+        questions,
+        calls,
+        &Params::default(),
+        |_| {},
+    )
+    .unwrap()
+    .0
 }
 
 /// Every set of agents' first calls under `benches/relevance/first-calls/` (at least two)
@@ -453,16 +464,7 @@ fn generator_trees_keep_the_section_target() {
         total.merge(&fused);
         total_alone.merge(&alone);
         for (_, calls) in first_call_sets(&root, &format!("generators/{name}"), &questions) {
-            let (scores, _) = eval::evaluate_first_calls(
-                &index,
-                &baseline,
-                &questions,
-                &calls,
-                &Params::default(),
-                |_| {},
-            )
-            .unwrap();
-            first_calls.merge(&scores);
+            first_calls.merge(&first_call_scores(&index, &baseline, &questions, &calls));
         }
         trees += 1;
     }
