@@ -646,40 +646,16 @@ fn under_relevance(root: &Path, path: &Path) -> Result<PathBuf, String> {
         .ok_or_else(|| format!("{} is not under {}", path.display(), relevance.display()))
 }
 
-/// The agents' first calls for a questions file of `benches/relevance`, from every set of
-/// them (each a folder of `benches/relevance/first-calls/` holding the same path): `(set,
-/// calls)`, in the sets' order.
-type FirstCalls = HashMap<String, eval::FirstCall>;
-fn first_call_sets(root: &Path, questions: &Path) -> Result<Vec<(String, FirstCalls)>, String> {
+/// Every set of agents' first calls for the questions file `questions`
+/// ([`eval::first_call_sets`]).
+fn first_call_sets(
+    root: &Path,
+    questions: &Path,
+) -> Result<Vec<(String, eval::FirstCalls)>, String> {
     let relative = under_relevance(root, questions)
         .map_err(|e| format!("--first-calls: {e}; agents' first calls mirror that folder"))?;
-    let folder = root.join("benches/relevance/first-calls");
-    let mut sets: Vec<String> = std::fs::read_dir(&folder)
-        .map_err(|e| format!("--first-calls: cannot list {}: {e}", folder.display()))?
-        .filter_map(Result::ok)
-        .filter(|entry| entry.path().is_dir())
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .collect();
-    sets.sort();
-    if sets.is_empty() {
-        return Err(format!(
-            "--first-calls: no set of first calls in {}",
-            folder.display()
-        ));
-    }
-    sets.into_iter()
-        .map(|set| {
-            let file = folder.join(&set).join(&relative);
-            if !file.is_file() {
-                return Err(format!(
-                    "--first-calls: set {set} has no first calls for {} (expected {})",
-                    questions.display(),
-                    file.display()
-                ));
-            }
-            Ok((set, eval::load_first_calls(&file)?))
-        })
-        .collect()
+    eval::first_call_sets(&root.join("benches/relevance"), &relative)
+        .map_err(|e| format!("--first-calls: {e}"))
 }
 
 /// The questions searched as each set of agents' first calls wrote them, ours and plain
@@ -689,7 +665,7 @@ fn first_call_lines(
     baseline: &Baseline,
     params: &Params,
     questions: &[eval::Question],
-    sets: &[(String, FirstCalls)],
+    sets: &[(String, eval::FirstCalls)],
     name: &str,
 ) -> Result<(), String> {
     for (set, calls) in sets {

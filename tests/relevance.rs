@@ -105,9 +105,11 @@ fn every_set_of_first_calls_covers_its_questions() {
     }
     assert_eq!(files.len(), 14, "{files:?}");
     for relative in &files {
-        let questions = eval::load(&relevance.join(relative));
-        assert!(!questions.is_empty(), "{relative}");
-        first_call_sets(&root, relative, &questions);
+        assert!(
+            !eval::load(&relevance.join(relative)).is_empty(),
+            "{relative}"
+        );
+        first_call_sets(&root, relative);
     }
 }
 
@@ -343,7 +345,7 @@ fn frozen_split_keeps_its_floors() {
     // written 2026-12-06, 0.859 together), and the answering page first at least as often
     // as the question alone finds it.
     let mut first_calls = eval::Scores::default();
-    for (set, calls) in first_call_sets(&root, "frozen.tsv", &questions) {
+    for (set, calls) in first_call_sets(&root, "frozen.tsv") {
         let scores = first_call_scores(&index, &baseline, &questions, &calls);
         let line = scores.line(&format!("frozen / skillpack first calls ({set})"));
         eprintln!("{line}");
@@ -359,7 +361,7 @@ fn first_call_scores(
     index: &skillpack_server::search::Index<'_>,
     baseline: &eval::Baseline,
     questions: &[eval::Question],
-    calls: &std::collections::HashMap<String, eval::FirstCall>,
+    calls: &eval::FirstCalls,
 ) -> eval::Scores {
     eval::evaluate_first_calls(
         index,
@@ -373,46 +375,17 @@ fn first_call_scores(
     .0
 }
 
-/// Every set of agents' first calls under `benches/relevance/first-calls/` (at least two)
-/// for the questions file `relative` (to `benches/relevance`): `(set, calls)`, each checked
-/// to hold one call for every question and none for a question not asked, so that sets and
-/// rankings compare like with like.
-fn first_call_sets(
-    root: &std::path::Path,
-    relative: &str,
-    questions: &[eval::Question],
-) -> Vec<(String, std::collections::HashMap<String, eval::FirstCall>)> {
-    let folder = root.join("benches/relevance/first-calls");
-    let mut sets: Vec<_> = std::fs::read_dir(&folder)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.is_dir())
-        .collect();
-    sets.sort();
-    assert!(sets.len() >= 2, "{sets:?}");
-    sets.into_iter()
-        .map(|set| {
-            let file = set.join(relative);
-            let calls = eval::load_first_calls(&file).unwrap();
-            for q in questions {
-                assert!(
-                    calls.contains_key(&q.text),
-                    "{}: no first call for {:?}",
-                    file.display(),
-                    q.text
-                );
-            }
-            for asked in calls.keys() {
-                assert!(
-                    questions.iter().any(|q| &q.text == asked),
-                    "{}: {asked:?} is not a question of {relative}",
-                    file.display()
-                );
-            }
-            let name = set.file_name().unwrap().to_string_lossy().into_owned();
-            (name, calls)
-        })
-        .collect()
+/// Every set of agents' first calls (at least two) for the questions file `relative` (to
+/// `benches/relevance`), each checked to cover exactly its questions
+/// ([`eval::first_call_sets`]).
+fn first_call_sets(root: &std::path::Path, relative: &str) -> Vec<(String, eval::FirstCalls)> {
+    let sets = eval::first_call_sets(
+        &root.join("benches/relevance"),
+        std::path::Path::new(relative),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(sets.len() >= 2, "{relative}: {} sets", sets.len());
+    sets
 }
 
 /// The frozen questions over the seven generator trees (`benches/relevance/generators/`,
@@ -463,7 +436,7 @@ fn generator_trees_keep_the_section_target() {
         eprintln!("{}", fused.line(&format!("{tree} / skillpack + also")));
         total.merge(&fused);
         total_alone.merge(&alone);
-        for (_, calls) in first_call_sets(&root, &format!("generators/{name}"), &questions) {
+        for (_, calls) in first_call_sets(&root, &format!("generators/{name}")) {
             first_calls.merge(&first_call_scores(&index, &baseline, &questions, &calls));
         }
         trees += 1;

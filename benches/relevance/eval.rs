@@ -431,9 +431,12 @@ pub struct FirstCall {
     pub kind: Kind,
 }
 
+/// One questions file's first calls, keyed by the question as written in its split.
+pub type FirstCalls = HashMap<String, FirstCall>;
+
 /// Agents' first calls: `question<TAB>tool<TAB>JSON arguments` per line, keyed by the
 /// question as written in its split (`benches/relevance/first-calls/README.md`).
-pub fn load_first_calls(path: &Path) -> Result<HashMap<String, FirstCall>, String> {
+pub fn load_first_calls(path: &Path) -> Result<FirstCalls, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut calls = HashMap::new();
@@ -481,6 +484,57 @@ pub fn load_first_calls(path: &Path) -> Result<HashMap<String, FirstCall>, Strin
     Ok(calls)
 }
 
+/// Every set of agents' first calls for the questions file `relative` (to `relevance`, the
+/// `benches/relevance` folder): each folder of `relevance/first-calls/` holds the same path.
+/// `(set, calls)` in the sets' order, each checked to hold one call for every question of
+/// the file and none for a question it does not ask, so that sets and rankings compare like
+/// with like.
+pub fn first_call_sets(
+    relevance: &Path,
+    relative: &Path,
+) -> Result<Vec<(String, FirstCalls)>, String> {
+    let folder = relevance.join("first-calls");
+    let mut sets: Vec<String> = std::fs::read_dir(&folder)
+        .map_err(|e| format!("cannot list {}: {e}", folder.display()))?
+        .filter_map(Result::ok)
+        .filter(|entry| entry.path().is_dir())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    sets.sort();
+    if sets.is_empty() {
+        return Err(format!("no set of first calls in {}", folder.display()));
+    }
+    let asked = load(&relevance.join(relative));
+    sets.into_iter()
+        .map(|set| {
+            let file = folder.join(&set).join(relative);
+            if !file.is_file() {
+                return Err(format!(
+                    "set {set} has no first calls for {} (expected {})",
+                    relative.display(),
+                    file.display()
+                ));
+            }
+            let calls = load_first_calls(&file)?;
+            if let Some(q) = asked.iter().find(|q| !calls.contains_key(&q.text)) {
+                return Err(format!(
+                    "{}: no first call for {:?}",
+                    file.display(),
+                    q.text
+                ));
+            }
+            if let Some(extra) = calls.keys().find(|c| !asked.iter().any(|q| &q.text == *c)) {
+                return Err(format!(
+                    "{}: {extra:?} is not a question of {}",
+                    file.display(),
+                    relative.display()
+                ));
+            }
+            Ok((set, calls))
+        })
+        .collect()
+}
+
 /// Evaluate one split with each question's first call as an agent wrote it (its own query,
 /// `also` and `kind`), for skillpack and for plain BM25 alike. A first call that is not a
 /// search finds nothing here, so it counts as a miss; a question without a first call is
@@ -489,7 +543,7 @@ pub fn evaluate_first_calls<'q>(
     index: &Index<'_>,
     baseline: &Baseline,
     questions: &'q [Question],
-    calls: &HashMap<String, FirstCall>,
+    calls: &FirstCalls,
     params: &Params,
     on_miss: impl FnMut(Miss<'q>),
 ) -> Result<(Scores, Scores), String> {
