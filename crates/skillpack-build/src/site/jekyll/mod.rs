@@ -12,7 +12,7 @@
 //! **Serves** pages (`.md`/`.markdown` outside `_` folders), posts (`_posts/YYYY-MM-DD-
 //! title.*`) and the documents of collections with `output: true`, each also at the URL
 //! its `permalink` (or its collection's pattern: `/:collection/:path/`,
-//! `/news/:year/:month/:day/:title/`) and `redirect_from` give, so links by URL resolve.
+//! `/blog/:year/:month/:day/:title/`) and `redirect_from` give, so links by URL resolve.
 //! A post without `title:` is titled from its file name, as Jekyll does. Each page is
 //! rendered as Jekyll renders it, Liquid first ([`liquid`], over the whole text, code
 //! included, unless `render_with_liquid: false`): `{{ site.x }}` / `{{ page.x }}`,
@@ -873,7 +873,7 @@ collections:
     permalink: "/:collection/:path/"
     output: true
   posts:
-    permalink: "/news/:year/:month/:day/:title/"
+    permalink: "/blog/:year/:month/:day/:title/"
     output: true
   hidden:
     output: false
@@ -965,7 +965,7 @@ exclude:
         ]);
         assert_eq!(
             body(&t, "_docs/a.md"),
-            "[#1](https://github.com/example/site/issues/1) [b](/docs/b/) [c](/docs/sub/c/) [p](/news/2020/01/02/hello/)\n"
+            "[#1](https://github.com/example/site/issues/1) [b](/docs/b/) [c](/docs/sub/c/) [p](/blog/2020/01/02/hello/)\n"
         );
         let (_, problems) =
             tree(&[("a.md", "---\n---\n{% link _docs/nope.md %}\n")]).render("a.md");
@@ -1083,7 +1083,7 @@ exclude:
         );
         assert_eq!(
             j.urls("_posts/2016-10-06-release-3-3-is-here.md", None),
-            ["/news/2016/10/06/release-3-3-is-here/"]
+            ["/blog/2016/10/06/release-3-3-is-here/"]
         );
         assert_eq!(
             j.title("_posts/2016-10-06-release-3-3-is-here.md", None)
