@@ -18,7 +18,8 @@
 //! `<TAB>everyday` marks a question in a newcomer's everyday words (reported apart as well
 //! as in the split). `--questions FILE` evaluates a file of your own in the same format
 //! over `--corpus` (shared by default), with `--verbose` listing its misses. On the
-//! tuning split, `--verbose` lists the misses, and with `--paraphrases` the fused misses too.
+//! tuning split, `--verbose` lists the misses, with `--paraphrases` the fused misses too,
+//! and with `--first-calls` each set's first-call misses (also for a `--questions` file).
 //! `--dump DIR` writes every passage and each split's rankings (ours and the baseline's)
 //! as JSON lines, for experiments outside the engine in `benches/relevance/experiments/`.
 //! `--writer NAME` fuses another writer's rephrasings instead of the default ones: every
@@ -374,7 +375,14 @@ fn run(options: &Options) -> Result<(), String> {
         }
         if options.first_calls {
             let sets = first_call_sets(&root, path)?;
-            first_call_lines(&index, &baseline, &options.params, &questions, &sets, &name)?;
+            first_call_lines(
+                &index,
+                &baseline,
+                &options.params,
+                (&questions, &sets),
+                &name,
+                options.verbose,
+            )?;
         }
         return Ok(());
     }
@@ -440,7 +448,14 @@ fn run(options: &Options) -> Result<(), String> {
             if options.first_calls {
                 let file = root.join(format!("benches/relevance/{split}.tsv"));
                 let sets = first_call_sets(&root, &file)?;
-                first_call_lines(&index, &baseline, &options.params, &questions, &sets, split)?;
+                first_call_lines(
+                    &index,
+                    &baseline,
+                    &options.params,
+                    (&questions, &sets),
+                    split,
+                    verbose,
+                )?;
             }
             // The questions in a newcomer's everyday words (added later, fourth column) and
             // the others, apart: the two kinds behave differently.
@@ -542,9 +557,9 @@ fn frozen(root: &Path, options: &Options) -> Result<(), String> {
             &index,
             &baseline,
             &options.params,
-            questions,
-            &first_calls,
+            (questions, &first_calls),
             name,
+            false,
         )?;
         Ok(())
     };
@@ -659,18 +674,24 @@ fn first_call_sets(
 }
 
 /// The questions searched as each set of agents' first calls wrote them, ours and plain
-/// BM25's, printed one line each as `name / <ranker> first calls (<set>)`.
+/// BM25's, printed one line each as `name / <ranker> first calls (<set>)`; with `verbose`,
+/// each miss of ours first.
 fn first_call_lines(
     index: &skillpack_server::search::Index<'_>,
     baseline: &Baseline,
     params: &Params,
-    questions: &[eval::Question],
-    sets: &[(String, eval::FirstCalls)],
+    (questions, sets): (&[eval::Question], &[(String, eval::FirstCalls)]),
     name: &str,
+    verbose: bool,
 ) -> Result<(), String> {
     for (set, calls) in sets {
         let (ours, plain) =
-            eval::evaluate_first_calls(index, baseline, questions, calls, params, |_| {})?;
+            eval::evaluate_first_calls(index, baseline, questions, calls, params, |miss| {
+                if verbose {
+                    print!("  (first call, {set}) ");
+                    print_miss(index, &miss);
+                }
+            })?;
         println!(
             "{}",
             ours.line(&format!("{name} / skillpack first calls ({set})"))

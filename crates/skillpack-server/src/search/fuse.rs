@@ -105,6 +105,26 @@ pub const MAX_ALSO: usize = 4;
 /// Three and four gave the same figures on both tuning trees; the shorter is kept.
 pub const VERBATIM_RUN: usize = 3;
 
+/// How [`fuse`] weighs the phrasings: the parameters of [`Params`] it reads.
+#[derive(Clone, Copy, Debug)]
+pub struct Fusion {
+    /// `Params::vote_sections`: the phrasings vote for the section that speaks for a
+    /// document.
+    pub vote_sections: bool,
+    /// `Params::score_share`: the part of a vote that comes from the hit's score against
+    /// its phrasing's first (0: reciprocal rank fusion alone).
+    pub score_share: f32,
+}
+
+impl From<&Params> for Fusion {
+    fn from(params: &Params) -> Self {
+        Fusion {
+            vote_sections: params.vote_sections,
+            score_share: params.score_share,
+        }
+    }
+}
+
 /// Fuse rankings (each best first) into one, best first, at most [`MAX_RESULTS`] hits.
 ///
 /// A hit's score becomes its fused score. Ties go to the hit ranked best in any list, then
@@ -112,14 +132,17 @@ pub const VERBATIM_RUN: usize = 3;
 /// `query_leads` (the first list, the query's, leads clearly), the first list's first hit
 /// takes the score of a hit every list ranks first, `lists.len() / (k + 1)`: no other hit
 /// can reach it, since a list's share is at most `1 / (k + 1)` and the first list ranks
-/// them lower. `score_share` is `Params::score_share` (0: reciprocal rank fusion alone).
+/// them lower. With `tree`, sections are voted down the outline ([`tree_vote`]).
 pub fn fuse(
     lists: &[Vec<Hit>],
     query_leads: bool,
-    vote_sections: bool,
     tree: Option<&Path<'_>>,
-    score_share: f32,
+    fusion: Fusion,
 ) -> Vec<Hit> {
+    let Fusion {
+        vote_sections,
+        score_share,
+    } = fusion;
     struct Fused {
         hit: Hit,
         score: f32,
@@ -437,9 +460,8 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
     let fused = fuse(
         &lists,
         query_leads,
-        params.vote_sections,
         params.tree_vote.then_some(&path as &Path<'_>),
-        params.score_share,
+        Fusion::from(params),
     );
     let end = request.offset.saturating_add(request.limit);
     // Rank fusion scores are close together whatever the agreement (1/6 against 1/7),
@@ -519,6 +541,17 @@ fn holds_verbatim(index: &Index<'_>, query: &str, hit: &Hit, run: usize) -> bool
 mod tests {
     use super::*;
 
+    /// Reciprocal rank fusion alone, the section of the best phrasing speaking.
+    const RANKS: Fusion = Fusion {
+        vote_sections: false,
+        score_share: 0.0,
+    };
+    /// Reciprocal rank fusion, the phrasings voting for the section.
+    const VOTING: Fusion = Fusion {
+        vote_sections: true,
+        score_share: 0.0,
+    };
+
     fn hit(document: u32, heading: u32) -> Hit {
         Hit {
             document,
@@ -547,10 +580,18 @@ mod tests {
             vec![scored(2, 8.0), scored(1, 2.0)],
         ];
         let order = |share: f32| -> Vec<u32> {
-            fuse(&lists, false, false, None, share)
-                .iter()
-                .map(|h| h.document)
-                .collect()
+            fuse(
+                &lists,
+                false,
+                None,
+                Fusion {
+                    vote_sections: false,
+                    score_share: share,
+                },
+            )
+            .iter()
+            .map(|h| h.document)
+            .collect()
         };
         assert_eq!(order(0.0), [1, 2]);
         assert_eq!(order(0.75), [2, 1]);
@@ -559,9 +600,11 @@ mod tests {
         let agreed = fuse(
             &[vec![scored(3, 50.0)], vec![scored(3, 0.5)]],
             false,
-            false,
             None,
-            0.75,
+            Fusion {
+                vote_sections: false,
+                score_share: 0.75,
+            },
         );
         assert!((agreed[0].score - 2.0 / (RRF_K + 1.0)).abs() < 1e-6);
     }
@@ -574,9 +617,8 @@ mod tests {
                 vec![hit(4, 0), hit(2, 0), hit(5, 0)],
             ],
             false,
-            false,
             None,
-            0.0,
+            RANKS,
         );
         let order: Vec<u32> = fused.iter().map(|h| h.document).collect();
         assert_eq!(order, [2, 1, 4, 3, 5]);
@@ -593,19 +635,19 @@ mod tests {
             vec![hit(1, 2), hit(3, 0)],
             vec![hit(3, 0), hit(1, 2)],
         ];
-        let voted = fuse(&lists, false, true, None, 0.0);
+        let voted = fuse(&lists, false, None, VOTING);
         assert_eq!((voted[0].document, voted[0].heading), (1, Some(2)));
         // Its fused score is the document's: the section voted for took its votes.
         let expected = 2.0 / (RRF_K + 1.0) + 1.0 / (RRF_K + 2.0);
         assert!((voted[0].score - expected).abs() < 1e-6);
         // Without voting, the best phrasing's section speaks.
-        let best = fuse(&lists, false, false, None, 0.0);
+        let best = fuse(&lists, false, None, RANKS);
         assert_eq!((best[0].document, best[0].heading), (1, Some(1)));
         // A tie keeps the best phrasing's section.
-        let tie = fuse(&lists[..2], false, true, None, 0.0);
+        let tie = fuse(&lists[..2], false, None, VOTING);
         assert_eq!((tie[0].document, tie[0].heading), (1, Some(1)));
         // The query's clear winner keeps its section whatever the votes.
-        let kept = fuse(&lists, true, true, None, 0.0);
+        let kept = fuse(&lists, true, None, VOTING);
         assert_eq!((kept[0].document, kept[0].heading), (1, Some(1)));
     }
 
@@ -623,7 +665,7 @@ mod tests {
         };
         let tree = Some(&outline as &Path<'_>);
         let first = |lists: &[Vec<Hit>], query_leads: bool, tree: Option<&Path<'_>>| {
-            let fused = fuse(lists, query_leads, true, tree, 0.0);
+            let fused = fuse(lists, query_leads, tree, VOTING);
             (fused[0].document, fused[0].heading)
         };
         // The question names the page, a rephrasing a section of it, another a subsection of
@@ -674,9 +716,8 @@ mod tests {
         let fused = fuse(
             &[vec![hit(1, 1), hit(1, 2)], vec![second.clone()]],
             false,
-            false,
             None,
-            0.0,
+            RANKS,
         );
         assert_eq!(fused.len(), 2);
         // Both lists rank the document first; the earlier list's chunk speaks for it.
@@ -805,9 +846,8 @@ mod tests {
                 vec![subsection.clone(), hit(2, 0), hit(4, 0)],
             ],
             false,
-            false,
             None,
-            0.0,
+            RANKS,
         );
         let chunks: Vec<(u32, u32)> = fused.iter().map(|h| (h.document, h.chunk)).collect();
         assert_eq!(chunks, [(1, 1), (2, 0), (3, 0), (4, 0)]);
@@ -828,9 +868,8 @@ mod tests {
                 vec![hit(4, 0), hit(1, 2)],
             ],
             false,
-            false,
             None,
-            0.0,
+            RANKS,
         );
         assert_eq!(fused[0].document, 1, "{fused:?}");
         assert_eq!(
@@ -840,7 +879,7 @@ mod tests {
         let expected = 3.0 / (RRF_K + 2.0);
         assert!((fused[0].score - expected).abs() < 1e-6);
         // A document only a later phrasing finds has that phrasing's vote.
-        let late = fuse(&[vec![hit(2, 0)], vec![hit(1, 0)]], false, false, None, 0.0);
+        let late = fuse(&[vec![hit(2, 0)], vec![hit(1, 0)]], false, None, RANKS);
         assert!(
             late.iter()
                 .all(|h| (h.score - 1.0 / (RRF_K + 1.0)).abs() < 1e-6)
@@ -861,9 +900,8 @@ mod tests {
                 vec![hit(4, 0), hit(1, 1)],
             ],
             false,
-            false,
             None,
-            0.0,
+            RANKS,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (1, 0), "{fused:?}");
         let expected = 1.0 / (RRF_K + 1.0) + 2.0 / (RRF_K + 2.0);
@@ -875,9 +913,8 @@ mod tests {
         let fused = fuse(
             &[vec![hit(2, 0), hit(1, 0)], vec![hit(1, 1), hit(3, 0)]],
             false,
-            false,
             None,
-            0.0,
+            RANKS,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (1, 1), "{fused:?}");
     }
@@ -894,11 +931,11 @@ mod tests {
             .collect();
         let mut lists = vec![query];
         lists.extend(std::iter::repeat_n(others.clone(), 4));
-        let outvoted = fuse(&lists, false, false, None, 0.0);
+        let outvoted = fuse(&lists, false, None, RANKS);
         let at = outvoted.iter().position(|h| h.document == 1);
         assert_eq!(at, Some(11), "{outvoted:?}");
         // When the query leads clearly, its first hit counts as every phrasing's first.
-        let kept = fuse(&lists, true, false, None, 0.0);
+        let kept = fuse(&lists, true, None, RANKS);
         assert_eq!((kept[0].document, kept[0].chunk), (1, 0), "{kept:?}");
         assert!((kept[0].score - 5.0 / (RRF_K + 1.0)).abs() < 1e-6);
         // The rest is fused as before: only the winner moved.
@@ -915,9 +952,8 @@ mod tests {
         let fused = fuse(
             &[vec![hit(2, 0), hit(1, 0)], vec![hit(1, 1), hit(3, 0)]],
             true,
-            false,
             None,
-            0.0,
+            RANKS,
         );
         assert_eq!((fused[0].document, fused[0].chunk), (2, 0), "{fused:?}");
         assert_eq!((fused[1].document, fused[1].chunk), (1, 1), "{fused:?}");
@@ -926,13 +962,13 @@ mod tests {
     #[test]
     fn one_list_keeps_its_order() {
         let list = vec![hit(3, 0), hit(1, 0), hit(2, 1)];
-        let fused = fuse(std::slice::from_ref(&list), false, false, None, 0.0);
+        let fused = fuse(std::slice::from_ref(&list), false, None, RANKS);
         let order: Vec<_> = fused.iter().map(|h| (h.document, h.heading)).collect();
         let expected: Vec<_> = list.iter().map(|h| (h.document, h.heading)).collect();
         assert_eq!(order, expected);
         // Several hits of one document included.
         let list = vec![hit(1, 0), hit(1, 1), hit(2, 0), hit(1, 2), hit(3, 0)];
-        let alone: Vec<(u32, u32)> = fuse(std::slice::from_ref(&list), false, false, None, 0.0)
+        let alone: Vec<(u32, u32)> = fuse(std::slice::from_ref(&list), false, None, RANKS)
             .iter()
             .map(|h| (h.document, h.chunk))
             .collect();
