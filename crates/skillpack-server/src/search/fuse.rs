@@ -132,7 +132,7 @@ impl From<&Params> for Fusion {
 /// `query_leads` (the first list, the query's, leads clearly), the first list's first hit
 /// takes the score of a hit every list ranks first, `lists.len() / (k + 1)`: no other hit
 /// can reach it, since a list's share is at most `1 / (k + 1)` and the first list ranks
-/// them lower. With `tree`, sections are voted down the outline ([`tree_vote`]).
+/// them lower. With `tree`, sections are voted down the outline (`tree_vote`).
 pub fn fuse(
     lists: &[Vec<Hit>],
     query_leads: bool,
