@@ -185,6 +185,7 @@ fn set_param(params: &mut Params, setting: &str) -> Result<(), String> {
         "prefer_deeper" => params.prefer_deeper = one != 0.0,
         "vote_sections" => params.vote_sections = one != 0.0,
         "keep_code_winner" => params.keep_code_winner = one != 0.0,
+        "keep_pasted_winner" => params.keep_pasted_winner = one != 0.0,
         "tree_vote" => params.tree_vote = one != 0.0,
         "winner_verbatim" => params.winner_verbatim = one != 0.0,
         "score_share" if (0.0..=1.0).contains(&one) => params.score_share = one,

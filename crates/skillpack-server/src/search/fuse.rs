@@ -104,6 +104,10 @@ pub const MAX_ALSO: usize = 4;
 /// (`Params::winner_verbatim`): a phrase, not a pair of words that often stand together.
 /// Three and four gave the same figures on both tuning trees; the shorter is kept.
 pub const VERBATIM_RUN: usize = 3;
+/// Words of the query in a row, as written, that make its first hit a pasted line's
+/// (`Params::keep_pasted_winner`): twice [`VERBATIM_RUN`], more than a question repeats of a
+/// page by chance. Five, six and eight gave the same figures on every tuning part.
+pub const PASTED_RUN: usize = 6;
 
 /// How [`fuse`] weighs the phrasings: the parameters of [`Params`] it reads.
 #[derive(Clone, Copy, Debug)]
@@ -429,14 +433,22 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
                 .first()
                 .is_some_and(|first| holds_verbatim(index, request.query, first, VERBATIM_RUN))
     };
-    let query_leads = params.keep_clear_winner
-        && ((query_lead >= CLEAR_LEAD_MARGIN && verbatim(&lists[0]))
-            || (params.keep_code_winner && super::query::code_only(request.query)))
-        && lists[1..].iter().all(|list| {
-            let agrees =
-                |h: &Hit| (h.document, h.chunk) == (lists[0][0].document, lists[0][0].chunk);
-            list.first().is_none_or(agrees) || lead(list) < query_lead
-        });
+    // A pasted line: the winner holds a long run of the query's words as written, and the
+    // query's runner-up does not. Rephrasings guess at the words; this is where they are.
+    let holds_run = |hit: &Hit| holds_verbatim(index, request.query, hit, PASTED_RUN);
+    let pasted = params.keep_pasted_winner
+        && words(&request.query.to_lowercase()).len() >= PASTED_RUN
+        && lists[0].first().is_some_and(holds_run)
+        && lists[0].get(1).is_none_or(|second| !holds_run(second));
+    let query_leads = pasted
+        || (params.keep_clear_winner
+            && ((query_lead >= CLEAR_LEAD_MARGIN && verbatim(&lists[0]))
+                || (params.keep_code_winner && super::query::code_only(request.query)))
+            && lists[1..].iter().all(|list| {
+                let agrees =
+                    |h: &Hit| (h.document, h.chunk) == (lists[0][0].document, lists[0][0].chunk);
+                list.first().is_none_or(agrees) || lead(list) < query_lead
+            }));
     let path = |document: u32, heading: Option<u32>| -> Vec<u32> {
         let Some(heading) = heading else {
             return Vec::new();
@@ -492,18 +504,20 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
     }
 }
 
+/// The words of a text as written, for exact matches: runs of letters and digits. Not the
+/// index's analyzer: it stems words and drops common ones ("a", "of"), and an exact match
+/// is the words as written, common ones included.
+fn words(text: &str) -> Vec<&str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 /// Whether the hit's passage (its section's own text, with its heading) holds `run` of the
 /// query's words in a row as written, or the whole query when it has fewer. Words are runs
 /// of letters and digits, compared lowercase. Only the passage that matched is read: a few
 /// hundred words, where its chunk can hold many sections.
 fn holds_verbatim(index: &Index<'_>, query: &str, hit: &Hit, run: usize) -> bool {
-    // Not the index's analyzer: it stems words and drops common ones ("a", "of"), and an
-    // exact match is the words as written, common ones included.
-    fn words(text: &str) -> Vec<&str> {
-        text.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .collect()
-    }
     let query = query.to_lowercase();
     let asked = words(&query);
     let n = run.min(asked.len());

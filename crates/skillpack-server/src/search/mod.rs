@@ -196,6 +196,12 @@ pub struct Params {
     /// comes from the hit's score against the phrasing's own first hit; the rest comes
     /// from its rank, as reciprocal rank fusion gives it. 0: ranks alone (as before).
     pub score_share: f32,
+    /// With alternative phrasings, the query keeps its first hit first, whatever its margin
+    /// and whatever the rephrasings lead, when that hit holds [`fuse::PASTED_RUN`] or more
+    /// of the query's words in a row as written and the query's second hit does not: a
+    /// pasted error or log line found where the docs quote it. `false`: such a query keeps
+    /// its winner only by the rules above.
+    pub keep_pasted_winner: bool,
 }
 
 impl Params {
@@ -257,6 +263,7 @@ impl Default for Params {
             tree_vote: true,
             winner_verbatim: true,
             score_share: 0.75,
+            keep_pasted_winner: true,
         }
     }
 }
