@@ -270,6 +270,7 @@ fn the_query_s_clear_winner_survives_its_rephrasings() {
     // that it loses, or the test could not fail.
     let before = Params {
         keep_clear_winner: false,
+        keep_pasted_winner: false,
         ..Params::default()
     };
     let narrow_before = Params {

@@ -759,6 +759,62 @@ mod tests {
     }
 
     #[test]
+    fn a_pasted_line_keeps_the_section_that_quotes_it_first() {
+        // Hugo's case (issue 47): the warning is quoted in one section, and the query alone
+        // ranks it first, but narrowly; rephrasings in the command's words put the command's
+        // page first. Six of the query's words in a row, held by its first hit and not by
+        // its second, keep that hit first (`Params::keep_pasted_winner`).
+        let catalog = Box::leak(Box::new(crate::search::tests::compile_fixture(|write| {
+            write(
+                "docs/modules.md",
+                "# Modules\n\n## Staleness detection\n\nWhen a module's package.hugo.json \
+                 changes, every build warns until you pack again:\n\n```text\nWARN  npm \
+                 dependencies are out of sync, please run \"hugo mod npm pack\"\n```\n",
+            );
+            write(
+                "docs/npm-pack.md",
+                "# hugo mod npm pack\n\n## Synopsis\n\nHugo warns when the npm dependencies \
+                 of your modules are out of sync with package.json; then run hugo mod npm \
+                 pack, which writes package.json from the package.hugo.json of every \
+                 module.\n",
+            );
+        })));
+        let index = Index::from(&*catalog);
+        let query = "WARN npm dependencies are out of sync, please run \"hugo mod npm pack\"";
+        let also = [
+            "hugo mod npm pack package.hugo.json",
+            "module npm dependencies package.json out of sync",
+        ];
+        let ranked = |params: &Params, also: &[&str]| {
+            let results = index.search_with(
+                &Request {
+                    query,
+                    kind: crate::search::Kind::All,
+                    offset: 0,
+                    limit: 5,
+                    also,
+                },
+                params,
+            );
+            let first = index.document(results.hits[0].document).uri.to_string();
+            (first, results.clear_lead)
+        };
+        let quoted = "resource://docs/modules.md".to_string();
+        let unpasted = Params {
+            keep_pasted_winner: false,
+            ..Params::default()
+        };
+        let alone = ranked(&Params::default(), &[]);
+        assert_eq!(alone.0, quoted);
+        assert!(
+            !alone.1,
+            "the query alone must lead narrowly for the rule to matter"
+        );
+        assert_ne!(ranked(&unpasted, &also).0, quoted);
+        assert_eq!(ranked(&Params::default(), &also).0, quoted);
+    }
+
+    #[test]
     fn a_clear_lead_without_the_query_s_words_in_a_row_is_no_exact_match() {
         // The question's words land, scattered, in a code of conduct and lead clearly
         // there; both rephrasings agree on the mock transport. Only a winner that holds
