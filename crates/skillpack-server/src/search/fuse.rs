@@ -758,6 +758,23 @@ mod tests {
             .collect()
     }
 
+    /// The URI of the first hit of a search of the whole catalog, and whether it leads
+    /// clearly.
+    fn first_hit(index: &Index<'_>, query: &str, also: &[&str], params: &Params) -> (String, bool) {
+        let results = index.search_with(
+            &Request {
+                query,
+                kind: crate::search::Kind::All,
+                offset: 0,
+                limit: 5,
+                also,
+            },
+            params,
+        );
+        let first = index.document(results.hits[0].document).uri.to_string();
+        (first, results.clear_lead)
+    }
+
     #[test]
     fn a_pasted_line_keeps_the_section_that_quotes_it_first() {
         // Hugo's case (issue 47): the warning is quoted in one section, and the query alone
@@ -785,20 +802,7 @@ mod tests {
             "hugo mod npm pack package.hugo.json",
             "module npm dependencies package.json out of sync",
         ];
-        let ranked = |params: &Params, also: &[&str]| {
-            let results = index.search_with(
-                &Request {
-                    query,
-                    kind: crate::search::Kind::All,
-                    offset: 0,
-                    limit: 5,
-                    also,
-                },
-                params,
-            );
-            let first = index.document(results.hits[0].document).uri.to_string();
-            (first, results.clear_lead)
-        };
+        let ranked = |params: &Params, also: &[&str]| first_hit(&index, query, also, params);
         let quoted = "resource://docs/modules.md".to_string();
         let unpasted = Params {
             keep_pasted_winner: false,
@@ -841,19 +845,7 @@ mod tests {
             "mock transport returns a canned response",
             "fake response handler transport",
         ];
-        let first = |params: &Params, also: &[&str]| {
-            let results = index.search_with(
-                &Request {
-                    query,
-                    kind: crate::search::Kind::All,
-                    offset: 0,
-                    limit: 5,
-                    also,
-                },
-                params,
-            );
-            index.document(results.hits[0].document).uri.to_string()
-        };
+        let first = |params: &Params, also: &[&str]| first_hit(&index, query, also, params).0;
         let conduct = "resource://docs/conduct.md";
         let transports = "resource://docs/transports.md";
         let any_lead = Params {
