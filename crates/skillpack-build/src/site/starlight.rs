@@ -384,11 +384,12 @@ mod tests {
     use crate::site::docusaurus::tests::{Tree, tree};
 
     const CONFIG: &str = r#"
-import starlight from '@astrojs/starlight';
+import starlight from "@astrojs/starlight";
+// The example site's own locales: English at the root, German and Simplified Chinese.
 export const locales = {
-	root: { label: 'English', lang: 'en' },
-	de: { label: 'Deutsch', lang: 'de' },
-	'zh-cn': { label: 'Chinese', lang: 'zh-CN' },
+	root: { lang: 'en', label: 'English (root)' },
+	de: { lang: 'de', label: 'German' },
+	'zh-cn': { lang: 'zh-CN', label: 'Chinese' },
 };
 export default defineConfig({
 	base: '/docs',
