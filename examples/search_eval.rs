@@ -326,12 +326,13 @@ fn run(options: &Options) -> Result<(), String> {
         if !problems.is_empty() {
             return Err(format!("{}:\n{}", path.display(), problems.join("\n")));
         }
-        let (ours, plain) =
-            eval::evaluate(&index, &baseline, &questions, &options.params, |miss| {
-                if options.verbose {
-                    print_miss(&index, &miss);
-                }
-            })?;
+        let (ours, plain) = eval::evaluate(
+            &index,
+            &baseline,
+            &questions,
+            &options.params,
+            misses(&index, options.verbose, ""),
+        )?;
         let name = path
             .file_name()
             .map_or("questions".into(), |n| n.to_string_lossy());
@@ -409,13 +410,14 @@ fn run(options: &Options) -> Result<(), String> {
             // Per-question detail only for the tuning split: the held-out third is only
             // ever evaluated, never inspected.
             let verbose = options.verbose && split.as_str() == "tuning";
-            let (ours, plain) =
-                eval::evaluate(&index, &baseline, &questions, &options.params, |miss| {
-                    if verbose {
-                        print_miss(&index, &miss);
-                    }
-                })
-                .map_err(|message| format!("{split}: {message}"))?;
+            let (ours, plain) = eval::evaluate(
+                &index,
+                &baseline,
+                &questions,
+                &options.params,
+                misses(&index, verbose, ""),
+            )
+            .map_err(|message| format!("{split}: {message}"))?;
             println!("{}", ours.line(&format!("{split} / skillpack")));
             println!("{}", plain.line(&format!("{split} / plain BM25 (doc)")));
             whole.merge(&ours);
@@ -639,13 +641,14 @@ fn fused_lines(
     (name, with): (&str, &str),
     verbose: bool,
 ) -> Result<(eval::Scores, eval::Scores), String> {
-    let (ours, plain) =
-        eval::evaluate_fused(index, baseline, questions, paraphrases, params, |miss| {
-            if verbose {
-                print!("  (with also) ");
-                print_miss(index, &miss);
-            }
-        })?;
+    let (ours, plain) = eval::evaluate_fused(
+        index,
+        baseline,
+        questions,
+        paraphrases,
+        params,
+        misses(index, verbose, "(with also) "),
+    )?;
     println!("{}", ours.line(&format!("{name} / skillpack + {with}")));
     println!("{}", plain.line(&format!("{name} / plain BM25 + {with}")));
     Ok((ours, plain))
@@ -686,13 +689,14 @@ fn first_call_lines(
     verbose: bool,
 ) -> Result<(), String> {
     for (set, calls) in sets {
-        let (ours, plain) =
-            eval::evaluate_first_calls(index, baseline, questions, calls, params, |miss| {
-                if verbose {
-                    print!("  (first call, {set}) ");
-                    print_miss(index, &miss);
-                }
-            })?;
+        let (ours, plain) = eval::evaluate_first_calls(
+            index,
+            baseline,
+            questions,
+            calls,
+            params,
+            misses(index, verbose, &format!("(first call, {set}) ")),
+        )?;
         println!(
             "{}",
             ours.line(&format!("{name} / skillpack first calls ({set})"))
@@ -705,10 +709,25 @@ fn first_call_lines(
     Ok(())
 }
 
-fn print_miss(index: &skillpack_server::search::Index<'_>, miss: &eval::Miss<'_>) {
+/// What to do with each miss of an evaluation: with `verbose`, print it after `label` (which
+/// ranking missed); else nothing.
+fn misses<'a, 'q>(
+    index: &'a skillpack_server::search::Index<'_>,
+    verbose: bool,
+    label: &str,
+) -> impl FnMut(eval::Miss<'q>) + 'a {
+    let label = label.to_owned();
+    move |miss| {
+        if verbose {
+            print_miss(index, &miss, &label);
+        }
+    }
+}
+
+fn print_miss(index: &skillpack_server::search::Index<'_>, miss: &eval::Miss<'_>, label: &str) {
     let q = miss.question;
     println!(
-        "  MISS doc@{:?} section@{:?}: {}  [{}#{}]",
+        "  {label}MISS doc@{:?} section@{:?}: {}  [{}#{}]",
         miss.doc_rank, miss.section_rank, q.text, q.uri, q.anchor
     );
     for (i, hit) in miss.results.hits.iter().take(3).enumerate() {
