@@ -97,17 +97,13 @@ fn every_set_of_first_calls_covers_its_questions() {
     .iter()
     .map(|name| format!("{name}.tsv"))
     .collect();
-    for entry in std::fs::read_dir(relevance.join("generators")).unwrap() {
-        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if name.ends_with(".tsv") && !name.ends_with("-paraphrases.tsv") {
-            files.push(format!("generators/{name}"));
-        }
-    }
-    // The trees' tuning questions (other sections than the frozen ones).
-    for entry in std::fs::read_dir(relevance.join("generators/tuning")).unwrap() {
-        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if name.ends_with(".tsv") {
-            files.push(format!("generators/tuning/{name}"));
+    // The trees' frozen questions, then their tuning questions (other sections).
+    for folder in ["generators", "generators/tuning"] {
+        for entry in std::fs::read_dir(relevance.join(folder)).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            if name.ends_with(".tsv") && !name.ends_with("-paraphrases.tsv") {
+                files.push(format!("{folder}/{name}"));
+            }
         }
     }
     assert_eq!(files.len(), 21, "{files:?}");
