@@ -8,6 +8,7 @@ use std::path::Path;
 
 use skillpack_server::analyze::{Analyzer, TermKind, is_stopword};
 use skillpack_server::catalog::{Content, Dictionary};
+use skillpack_server::cmd::catalog_search::parse_kind;
 use skillpack_server::compile::{self, Config};
 use skillpack_server::model::ArchivedCatalog;
 use skillpack_server::search::fuse::RRF_K;
@@ -456,11 +457,12 @@ pub fn load_first_calls(path: &Path) -> Result<FirstCalls, String> {
         let arguments: serde_json::Value = serde_json::from_str(arguments)
             .map_err(|e| format!("{}: the arguments are not JSON: {e}", at()))?;
         let text = |key: &str| arguments.get(key).and_then(|v| v.as_str()).unwrap_or("");
+        // Parsed as the tool parses it; no `kind` is the tool's default, every document.
         let kind = match text("kind") {
-            "" | "all" => Kind::All,
-            "docs" => Kind::Docs,
-            "skills" => Kind::Skills,
-            other => return Err(format!("{}: unknown kind {other:?}", at())),
+            "" => Kind::All,
+            other => {
+                parse_kind(other).ok_or_else(|| format!("{}: unknown kind {other:?}", at()))?
+            }
         };
         let also = match arguments.get("also") {
             None => Vec::new(),
