@@ -437,7 +437,7 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
     // query's runner-up does not. Rephrasings guess at the words; this is where they are.
     let holds_run = |hit: &Hit| holds_verbatim(index, request.query, hit, PASTED_RUN);
     let pasted = params.keep_pasted_winner
-        && words(&request.query.to_lowercase()).len() >= PASTED_RUN
+        && words(request.query).len() >= PASTED_RUN
         && lists[0].first().is_some_and(holds_run)
         && lists[0].get(1).is_none_or(|second| !holds_run(second));
     let query_leads = pasted
