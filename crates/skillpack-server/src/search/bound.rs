@@ -1,6 +1,6 @@
 //! The bounds a ranking skips documents by ([`Bounds`]), before reading their entries:
 //! from their terms' summaries (the first bound, [`Bounds::document_bound`], and from the
-//! records alone, [`Bounds::counted_from_records`]) and, passage by passage, from their
+//! records alone, [`RecordWalk`]) and, passage by passage, from their
 //! impacts (the second, [`Bounds::impact_bound`]). A document they rule out is only
 //! counted. See the module documentation of [`super`] and `docs/design/search-pruning.md`.
 
@@ -9,7 +9,7 @@ use crate::model::{
     ArchivedDocumentStats, D_BODY, D_HEADINGS, DOCUMENT_FIELDS, P_BODY, P_HEADING, PASSAGE_FIELDS,
     long_joins_words,
 };
-use crate::postings::{IMPACT_SCALE, MASK_PASSAGES};
+use crate::postings::{IMPACT_SCALE, MASK_PASSAGES, Record, Summaries};
 
 /// What the bounds need of one query, computed once per ranking so that a document costs
 /// multiplications and a few divisions rather than a division per field and term: they
@@ -247,29 +247,183 @@ impl<'q, 'a> Bounds<'q, 'a> {
         }
         Some(most)
     }
+}
+
+/// Past the documents every query term's records rule out, counting them, in one loop over
+/// the terms' records ([`RecordWalk::run`]). Made once per ranking where every term has a
+/// summary with impacts.
+pub(super) struct RecordWalk<'a> {
+    n: usize,
+    summaries: [Option<Summaries<'a>>; query::MAX_TERMS],
+    /// Per term: `passage_scale` and `document_scale`.
+    scales: [(f32, f32); query::MAX_TERMS],
+    /// Per term: the record it is on ([`NO_RECORD`] past the last), its number, and the
+    /// next document whose title, name or description holds the term.
+    records: [Record; query::MAX_TERMS],
+    at: [usize; query::MAX_TERMS],
+    titles: [u32; query::MAX_TERMS],
+}
+
+/// A record past every document.
+const NO_RECORD: Record = Record {
+    document: u32::MAX,
+    own: 0,
+    best: 0,
+    document_score: 0,
+    cold: 0,
+};
+
+impl<'a> RecordWalk<'a> {
+    /// For cursors that all walk summaries (`None` otherwise).
+    pub(super) fn new(cursors: &[TermCursor<'a>]) -> Option<Self> {
+        let mut walk = RecordWalk {
+            n: cursors.len(),
+            summaries: [None; query::MAX_TERMS],
+            scales: [(0.0, 0.0); query::MAX_TERMS],
+            records: [NO_RECORD; query::MAX_TERMS],
+            at: [0; query::MAX_TERMS],
+            titles: [u32::MAX; query::MAX_TERMS],
+        };
+        if walk.n > query::MAX_TERMS {
+            return None;
+        }
+        for (t, c) in cursors.iter().enumerate() {
+            walk.summaries[t] = Some(c.summaries?);
+            walk.scales[t] = (c.passage_scale, c.document_scale);
+        }
+        Some(walk)
+    }
+
+    /// Counts the documents the terms' records rule out, from where the cursors are, and
+    /// stops at the first one it cannot. A document every query term in which has an
+    /// impact record is bounded from the records' bytes alone (as
+    /// [`Bounds::document_bound`] bounds it from the whole entries); one the bound rules
+    /// out has its hits counted from the records' masks into `total`. The cursors are left
+    /// on the document it stopped at, whose entries the ranking then reads.
+    ///
+    /// (Nearly every document a common word reaches ends here, most of them in a row: a
+    /// loop of its own over the terms' records, rather than the ranking's loop over the
+    /// cursors, took 8–12% off a search at 100,000 documents.)
+    pub(super) fn run(
+        &mut self,
+        bounds: &Bounds<'_, '_>,
+        cursors: &mut [TermCursor<'a>],
+        documents: &[ArchivedDocumentStats],
+        end: u32,
+        threshold: f32,
+        total: &mut usize,
+    ) {
+        let n = self.n;
+        self.load(cursors);
+        let mut moved = false;
+        loop {
+            let mut d = u32::MAX;
+            for t in 0..n {
+                d = d.min(self.records[t].document).min(self.titles[t]);
+            }
+            if d >= end {
+                break;
+            }
+            let Some(stats) = documents.get(d as usize) else {
+                break;
+            };
+            let passage_count = stats.passage_count.to_native();
+            let heading_joins = stats.heading_joins.to_native();
+            // More passages than a word: the records point at masks of several words.
+            let long = passage_count > MASK_PASSAGES;
+            let mut titled = false;
+            let (mut passage_bound, mut document_bound) = (0f32, 0f32);
+            let (mut present, mut own) = (0u32, 0u64);
+            let mut bounded = true;
+            for t in 0..n {
+                let in_fields = self.titles[t] == d;
+                titled |= in_fields;
+                let r = &self.records[t];
+                if r.document == d {
+                    let (passage_scale, document_scale) = self.scales[t];
+                    bounded &= if long { r.wide_bounded() } else { r.bounded() };
+                    passage_bound += passage_scale * f32::from(r.best) / IMPACT_SCALE;
+                    document_bound += document_scale * f32::from(r.document_score) / IMPACT_SCALE;
+                    present |= u32::from(r.in_body()) << t;
+                    own |= r.own;
+                } else {
+                    bounded &= !in_fields;
+                }
+            }
+            if !bounded {
+                break;
+            }
+            // At most one passage holds a term (no population count: see `count_masked`).
+            // (A long document's parent share is bounded as if several passages held a
+            // term: its masks are not read unless needed.)
+            let holding = if long { u64::MAX } else { own };
+            let parent = if holding & holding.wrapping_sub(1) == 0 {
+                1.0
+            } else {
+                1.0 + bounds.params.parent_share
+            };
+            let bound = parent * (passage_bound + bounds.pair_bonus(present))
+                + bounds.params.doc_weight * document_bound;
+            // (Widened as in the ranking; a NaN bound is not below.)
+            if !(bound * 1.0001 + 1e-6 < threshold) {
+                break;
+            }
+            let matched = if crate::model::maskable_of(passage_count, heading_joins) {
+                count_masked(own, heading_joins, stats.chunk_joins.to_native())
+            } else {
+                match self.count_long(bounds, d, stats) {
+                    Some(matched) => {
+                        super::tests::long_skipped();
+                        matched
+                    }
+                    None => break,
+                }
+            };
+            super::tests::skipped();
+            moved = true;
+            for t in 0..n {
+                if self.titles[t] == d {
+                    let c = &mut cursors[t];
+                    c.document = c.documents.next();
+                    self.titles[t] = c.document.map_or(u32::MAX, |e| e.document);
+                }
+                if self.records[t].document == d {
+                    self.at[t] += 1;
+                    self.records[t] = self.summaries[t]
+                        .and_then(|s| s.record(self.at[t]))
+                        .unwrap_or(NO_RECORD);
+                }
+            }
+            let fallback = matched == 0 && titled && passage_count > 0;
+            *total += if fallback { 1 } else { matched };
+        }
+        self.store(cursors, moved);
+    }
 
     /// The hits of a document of more than a word of passages, from its terms' masks of
     /// several words and its joins; `None` when it has none to count from (joins not
     /// recorded, or a mask missing or of another length: damaged bytes).
-    #[inline(always)]
     fn count_long(
         &self,
-        cursors: &[TermCursor<'_>],
+        bounds: &Bounds<'_, '_>,
         d: u32,
         stats: &ArchivedDocumentStats,
     ) -> Option<usize> {
         let words = long_joins_words(stats)?;
         let start = usize::try_from(stats.heading_joins.to_native()).ok()?;
-        let joins = self
+        let joins = bounds
             .long_joins
             .get(start..start.checked_add(words.checked_mul(2)?)?)?;
         let mut masks: [&[[u8; 8]]; query::MAX_TERMS] = [&[]; query::MAX_TERMS];
-        for (mask, c) in masks.iter_mut().zip(cursors) {
-            if let Some(record) = c.record.filter(|r| r.document == d) {
-                *mask = c.summaries?.wide(&record).filter(|m| m.len() == words)?;
+        for t in 0..self.n {
+            let record = &self.records[t];
+            if record.document == d {
+                masks[t] = self.summaries[t]?
+                    .wide(record)
+                    .filter(|m| m.len() == words)?;
             }
         }
-        let masks = &masks[..cursors.len()];
+        let masks = &masks[..self.n];
         Some(count_masked_words(
             words,
             |k| {
@@ -282,85 +436,27 @@ impl<'q, 'a> Bounds<'q, 'a> {
         ))
     }
 
-    /// For a document every query term in which has an impact record: whether its
-    /// first bound rules it out (then its hits are counted into `total`, and the cursors
-    /// pass it). `false`: it is read as any other.
-    #[inline(always)]
-    pub(super) fn counted_from_records(
-        &self,
-        cursors: &mut [TermCursor<'_>],
-        d: u32,
-        stats: &ArchivedDocumentStats,
-        threshold: f32,
-        total: &mut usize,
-    ) -> bool {
-        let mut titled = false;
-        // More passages than a word: the records point at masks of several words.
-        let long = stats.passage_count.to_native() > MASK_PASSAGES;
-        let (mut passage_bound, mut document_bound) = (0f32, 0f32);
-        let (mut present, mut holding) = (0u32, 0u64);
-        for (i, c) in cursors.iter().enumerate() {
-            let in_fields = c.document.is_some_and(|e| e.document == d);
-            titled |= in_fields;
-            match c.record.filter(|r| r.document == d) {
-                Some(r) if (if long { r.wide_bounded() } else { r.bounded() }) => {
-                    passage_bound += c.passage_scale * f32::from(r.best) / IMPACT_SCALE;
-                    document_bound += c.document_scale * f32::from(r.document_score) / IMPACT_SCALE;
-                    present |= u32::from(r.in_body()) << i;
-                    // (A long document's parent share is bounded as if several
-                    // passages held a term: its mask is not read unless needed.)
-                    holding |= if long { u64::MAX } else { r.own };
-                }
-                None if !in_fields => {}
-                _ => return false,
+    /// Where the cursors are.
+    fn load(&mut self, cursors: &[TermCursor<'a>]) {
+        for (t, c) in cursors.iter().enumerate().take(self.n) {
+            self.records[t] = c.record.unwrap_or(NO_RECORD);
+            self.at[t] = c.at;
+            self.titles[t] = c.document.map_or(u32::MAX, |e| e.document);
+        }
+    }
+
+    /// The cursors to where the walk is (their document entries are already there), if it
+    /// `moved`.
+    fn store(&self, cursors: &mut [TermCursor<'a>], moved: bool) {
+        if !moved {
+            return;
+        }
+        for (t, c) in cursors.iter_mut().enumerate().take(self.n) {
+            if c.at != self.at[t] {
+                c.at = self.at[t];
+                c.record = self.summaries[t].and_then(|s| s.record(self.at[t]));
+                c.run = None;
             }
         }
-        let bonus = self.pair_bonus(present);
-        // At most one passage holds a term (no population count: see `count_masked`).
-        let parent = if holding & holding.wrapping_sub(1) == 0 {
-            1.0
-        } else {
-            1.0 + self.params.parent_share
-        };
-        let bound = parent * (passage_bound + bonus) + self.params.doc_weight * document_bound;
-        let joins = (
-            stats.heading_joins.to_native(),
-            stats.chunk_joins.to_native(),
-        );
-        let maskable = crate::model::maskable_of(stats.passage_count.to_native(), joins.0);
-        // (Widened as in the ranking below.)
-        let below = bound * 1.0001 + 1e-6 < threshold;
-        if !below {
-            return false;
-        }
-        let matched = if maskable {
-            let mut own = 0u64;
-            for c in cursors.iter() {
-                if let Some(record) = c.record.filter(|r| r.document == d) {
-                    own |= record.own;
-                }
-            }
-            count_masked(own, joins.0, joins.1)
-        } else {
-            match self.count_long(cursors, d, stats) {
-                Some(matched) => {
-                    super::tests::long_skipped();
-                    matched
-                }
-                None => return false,
-            }
-        };
-        super::tests::skipped();
-        for c in cursors.iter_mut() {
-            if c.document.is_some_and(|e| e.document == d) {
-                c.document = c.documents.next();
-            }
-            if c.record.is_some_and(|r| r.document == d) {
-                c.skip_run();
-            }
-        }
-        let fallback = matched == 0 && titled && stats.passage_count.to_native() > 0;
-        *total += if fallback { 1 } else { matched };
-        true
     }
 }

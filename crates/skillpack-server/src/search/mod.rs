@@ -755,11 +755,27 @@ impl<'a> Index<'a> {
             index.long_joins.as_slice(),
         );
         // Whether documents can be bounded from their terms' records alone.
+        // Most documents a common word reaches: every query term that is in the document
+        // has an impact record there, so the first bound is the records' bytes alone (as
+        // `document_bound` computes it), and a document it rules out is counted from their
+        // masks without reading anything else. The walk goes past those, and stops at each
+        // document whose entries must be read.
         let quick = impacts && cursors.iter().all(|c| c.summaries.is_some());
+        let mut walk = quick.then(|| bound::RecordWalk::new(&cursors)).flatten();
         loop {
             // A document entered to be scored is done.
             for c in cursors.iter_mut() {
                 c.leave();
+            }
+            if let Some(walk) = &mut walk {
+                walk.run(
+                    &bounds,
+                    &mut cursors,
+                    documents,
+                    range.end,
+                    threshold,
+                    &mut total,
+                );
             }
             // The next document any cursor is on.
             let mut d = u32::MAX;
@@ -785,15 +801,6 @@ impl<'a> Index<'a> {
             // saturates below its idf). One that cannot make the page has its hits counted
             // from the summaries' passage masks, and its entries are never read.
             if pruning {
-                // Most documents a common word reaches: every query term that is in the
-                // document has an impact record there, so the first bound is the records'
-                // bytes alone (as `document_bound` computes it), and a document it rules
-                // out is counted from their masks without reading anything else.
-                if quick
-                    && bounds.counted_from_records(&mut cursors, d, stats, threshold, &mut total)
-                {
-                    continue;
-                }
                 for c in cursors.iter_mut() {
                     c.read_run(d);
                 }
