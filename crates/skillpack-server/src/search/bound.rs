@@ -365,7 +365,8 @@ impl<'a> RecordWalk<'a> {
             let bound = parent * (passage_bound + bounds.pair_bonus(present))
                 + bounds.params.doc_weight * document_bound;
             // (Widened as in the ranking; a NaN bound is not below.)
-            if !(bound * 1.0001 + 1e-6 < threshold) {
+            let below = bound * 1.0001 + 1e-6 < threshold;
+            if !below {
                 break;
             }
             let matched = if crate::model::maskable_of(passage_count, heading_joins) {
@@ -381,9 +382,8 @@ impl<'a> RecordWalk<'a> {
             };
             super::tests::skipped();
             moved = true;
-            for t in 0..n {
+            for (t, c) in cursors.iter_mut().enumerate().take(n) {
                 if self.titles[t] == d {
-                    let c = &mut cursors[t];
                     c.document = c.documents.next();
                     self.titles[t] = c.document.map_or(u32::MAX, |e| e.document);
                 }
@@ -415,10 +415,10 @@ impl<'a> RecordWalk<'a> {
             .long_joins
             .get(start..start.checked_add(words.checked_mul(2)?)?)?;
         let mut masks: [&[[u8; 8]]; query::MAX_TERMS] = [&[]; query::MAX_TERMS];
-        for t in 0..self.n {
+        for (t, mask) in masks.iter_mut().enumerate().take(self.n) {
             let record = &self.records[t];
             if record.document == d {
-                masks[t] = self.summaries[t]?
+                *mask = self.summaries[t]?
                     .wide(record)
                     .filter(|m| m.len() == words)?;
             }
