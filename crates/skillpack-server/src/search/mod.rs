@@ -754,12 +754,12 @@ impl<'a> Index<'a> {
             impacts,
             index.long_joins.as_slice(),
         );
-        // Whether documents can be bounded from their terms' records alone.
-        // Most documents a common word reaches: every query term that is in the document
-        // has an impact record there, so the first bound is the records' bytes alone (as
-        // `document_bound` computes it), and a document it rules out is counted from their
-        // masks without reading anything else. The walk goes past those, and stops at each
-        // document whose entries must be read.
+        // Whether documents can be bounded from their terms' records alone. Most documents
+        // a common word reaches: every query term that is in the document has an impact
+        // record there, so the first bound is the records' bytes alone (as `document_bound`
+        // computes it), and a document it rules out is counted from their masks without
+        // reading anything else. The walk goes past those, and stops at each document whose
+        // entries must be read.
         let quick = impacts && cursors.iter().all(|c| c.summaries.is_some());
         let mut walk = quick.then(|| bound::RecordWalk::new(&cursors)).flatten();
         loop {
