@@ -13,6 +13,11 @@
 //!     --query "archive handler" --query install [--rounds 20] [--dump ANSWERS]
 //! ```
 //!
+//! `--also PHRASE` (repeated) sends every query with those alternative phrasings, as agents
+//! send it (a fused search: each phrasing ranked to 200 hits, then fused); `--calls FILE`
+//! runs agents' own first calls (`benches/relevance/first-calls/`: each line's JSON query
+//! and `also`).
+//!
 //! `--dump FILE` writes every answer of the first round (total, and each hit's passage,
 //! score bits and snippet) as one line per query, at offsets 0, 7 and 45, each kind, so
 //! that two engines can be compared answer for answer over a catalog too large to build
@@ -45,6 +50,8 @@ struct Options {
     load: Option<PathBuf>,
     dump: Option<PathBuf>,
     cpu: bool,
+    also: Vec<String>,
+    calls: Vec<PathBuf>,
 }
 
 fn parse() -> Result<Options, String> {
@@ -55,6 +62,8 @@ fn parse() -> Result<Options, String> {
         queries: Vec::new(),
         rounds: 50,
         limit: 5,
+        also: Vec::new(),
+        calls: Vec::new(),
         save: None,
         load: None,
         dump: None,
@@ -74,11 +83,17 @@ fn parse() -> Result<Options, String> {
             "--load" => options.load = Some(value()?.into()),
             "--dump" => options.dump = Some(value()?.into()),
             "--cpu" => options.cpu = true,
+            "--also" => options.also.push(value()?),
+            "--calls" => options.calls.push(value()?.into()),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
-    if options.questions.is_none() && options.queries.is_empty() && options.save.is_none() {
-        return Err("--questions FILE, --query Q or --save DIR is required".into());
+    if options.questions.is_none()
+        && options.calls.is_empty()
+        && options.queries.is_empty()
+        && options.save.is_none()
+    {
+        return Err("--questions FILE, --calls FILE, --query Q or --save DIR is required".into());
     }
     Ok(options)
 }
@@ -137,13 +152,16 @@ fn main() -> ExitCode {
         Err(error) => {
             eprintln!(
                 "search_latency: {error}; usage: [--skills DIR] [--docs DIR] [--save DIR | \
-                 --load DIR] (--questions FILE | --query Q ...) [--rounds N] [--limit N] \
-                 [--dump FILE] [--cpu]"
+                 --load DIR] (--questions FILE | --calls FILE | --query Q ...) [--also P ...] \
+                 [--rounds N] [--limit N] [--dump FILE] [--cpu]"
             );
             return ExitCode::from(2);
         }
     };
     let mut questions: Vec<String> = options.queries.clone();
+    // Per question, its alternative phrasings (`also`): `--also` for every question given by
+    // `--query` or `--questions`, its own for each call of `--calls`.
+    let mut phrasings: Vec<Vec<String>> = Vec::new();
     if let Some(path) = &options.questions {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
@@ -159,6 +177,21 @@ fn main() -> ExitCode {
                 .filter_map(|line| line.split('\t').next())
                 .map(str::to_owned),
         );
+    }
+    phrasings.resize(questions.len(), options.also.clone());
+    for path in &options.calls {
+        match calls(path) {
+            Ok(calls) => {
+                for (query, also) in calls {
+                    questions.push(query);
+                    phrasings.push(also);
+                }
+            }
+            Err(error) => {
+                eprintln!("search_latency: {}: {error}", path.display());
+                return ExitCode::FAILURE;
+            }
+        }
     }
     let catalog = if let Some(dir) = &options.load {
         match load(dir) {
@@ -194,7 +227,7 @@ fn main() -> ExitCode {
     };
     let index = Index::from(&catalog);
     if let Some(path) = &options.dump
-        && let Err(error) = dump(&index, &questions, path)
+        && let Err(error) = dump(&index, &questions, &phrasings, path)
     {
         eprintln!("search_latency: {}: {error}", path.display());
         return ExitCode::FAILURE;
@@ -203,7 +236,8 @@ fn main() -> ExitCode {
     let mut per_query: Vec<Vec<u128>> = vec![Vec::new(); questions.len()];
     let mut hits = 0usize;
     for _ in 0..options.rounds {
-        for (question, times) in questions.iter().zip(&mut per_query) {
+        for ((question, also), times) in questions.iter().zip(&phrasings).zip(&mut per_query) {
+            let also: Vec<&str> = also.iter().map(String::as_str).collect();
             let started = Instant::now();
             let cpu_started = thread_cpu_nanos();
             let results = index.search(&Request {
@@ -211,7 +245,7 @@ fn main() -> ExitCode {
                 kind: Kind::All,
                 offset: 0,
                 limit: options.limit,
-                also: &[],
+                also: &also,
             });
             let elapsed = if options.cpu {
                 thread_cpu_nanos() - cpu_started
@@ -255,9 +289,15 @@ fn main() -> ExitCode {
 }
 
 /// Every answer to every question at a few offsets and each kind, one line each.
-fn dump(index: &Index<'_>, questions: &[String], path: &std::path::Path) -> std::io::Result<()> {
+fn dump(
+    index: &Index<'_>,
+    questions: &[String],
+    phrasings: &[Vec<String>],
+    path: &std::path::Path,
+) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
-    for question in questions {
+    for (question, also) in questions.iter().zip(phrasings) {
+        let also: Vec<&str> = also.iter().map(String::as_str).collect();
         for kind in [Kind::All, Kind::Skills, Kind::Docs] {
             for (offset, limit) in [(0, 10), (7, 5), (45, 20)] {
                 let results = index.search(&Request {
@@ -265,11 +305,11 @@ fn dump(index: &Index<'_>, questions: &[String], path: &std::path::Path) -> std:
                     kind,
                     offset,
                     limit,
-                    also: &[],
+                    also: &also,
                 });
                 write!(
                     out,
-                    "{question:?} {} {offset} {limit}: total {} more {} lead {}",
+                    "{question:?} {also:?} {} {offset} {limit}: total {} more {} lead {}",
                     kind.as_str(),
                     results.total,
                     results.has_more,
@@ -291,4 +331,35 @@ fn dump(index: &Index<'_>, questions: &[String], path: &std::path::Path) -> std:
         }
     }
     out.flush()
+}
+
+/// Agents' first calls (`benches/relevance/first-calls/`: question, tool, JSON arguments per
+/// line): each `catalog_search` call's query and `also`.
+fn calls(path: &std::path::Path) -> Result<Vec<(String, Vec<String>)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let mut calls = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some(arguments) = line.split('\t').nth(2) else {
+            return Err(format!(
+                "line {}: expected question, tool and JSON arguments",
+                n + 1
+            ));
+        };
+        let arguments: serde_json::Value =
+            serde_json::from_str(arguments).map_err(|e| format!("line {}: {e}", n + 1))?;
+        let text = |v: &serde_json::Value| v.as_str().map(str::to_owned);
+        let Some(query) = arguments.get("query").and_then(text) else {
+            continue;
+        };
+        let also = arguments
+            .get("also")
+            .and_then(|a| a.as_array())
+            .map(|a| a.iter().filter_map(text).collect())
+            .unwrap_or_default();
+        calls.push((query, also));
+    }
+    Ok(calls)
 }

@@ -385,8 +385,14 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
     let mut unknown: Vec<String> = Vec::new();
     let mut common: Vec<String> = Vec::new();
     let mut empty = true;
-    for phrasing in std::iter::once(request.query).chain(request.also.iter().copied()) {
-        let results = index.search_with(
+    // Each phrasing's ranking, whose hits' snippets are chosen only for the page shown: of
+    // the up to 200 hits each phrasing ranks, a page shows ten.
+    let mut rankings = Vec::with_capacity(1 + request.also.len());
+    for (p, phrasing) in std::iter::once(request.query)
+        .chain(request.also.iter().copied())
+        .enumerate()
+    {
+        let mut ranking = index.ranking(
             &Request {
                 query: phrasing,
                 kind: request.kind,
@@ -396,6 +402,13 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
             },
             params,
         );
+        let mut results = std::mem::take(&mut ranking.results);
+        rankings.push(ranking);
+        for hit in &mut results.hits {
+            if let Some((phrasing, _)) = &mut hit.unchosen {
+                *phrasing = p;
+            }
+        }
         total = total.max(results.total);
         empty &= results.empty_query;
         for word in results.unknown {
@@ -497,6 +510,12 @@ pub(super) fn search(index: &Index<'_>, request: &Request<'_>, params: &Params) 
             .into_iter()
             .skip(request.offset)
             .take(request.limit)
+            .map(|mut hit| {
+                if let Some(ranking) = hit.unchosen.and_then(|(p, _)| rankings.get(p)) {
+                    index.choose_snippet(&mut hit, ranking);
+                }
+                hit
+            })
             .collect(),
         unknown,
         common,
@@ -574,6 +593,7 @@ mod tests {
             heading: Some(heading),
             score: 1.0,
             snippet: 0..0,
+            unchosen: None,
         }
     }
 

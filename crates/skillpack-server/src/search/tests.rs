@@ -379,6 +379,63 @@ fn snippets_are_exact_excerpts_of_the_hit_chunk() {
     }
 }
 
+/// A fused search chooses snippets only for the hits of the page it returns: each is the
+/// snippet a phrasing's own search gives that passage, on every page.
+#[test]
+fn a_fused_page_shows_the_snippets_its_phrasings_chose() {
+    let catalog = fixture();
+    let index = Index::from(&catalog);
+    let requests: [(&str, &[&str]); 3] = [
+        (
+            "read a whole file",
+            &["read_to_string", "whole file into a String"],
+        ),
+        ("hash map entry", &["entry API or_insert", "radio buttons"]),
+        ("filler widgets", &["widgets 17", "Große Dateien"]),
+    ];
+    for (query, also) in requests {
+        let alone: Vec<Results> = std::iter::once(query)
+            .chain(also.iter().copied())
+            .map(|phrasing| {
+                index.search(&Request {
+                    query: phrasing,
+                    kind: Kind::All,
+                    offset: 0,
+                    limit: MAX_RESULTS,
+                    also: &[],
+                })
+            })
+            .collect();
+        let mut shown = 0;
+        for offset in [0, 3] {
+            let fused = index.search(&Request {
+                query,
+                kind: Kind::All,
+                offset,
+                limit: 4,
+                also,
+            });
+            for hit in &fused.hits {
+                assert!(!hit.snippet.is_empty(), "{query} at {offset}: no snippet");
+                assert_eq!(hit.unchosen, None, "{query} at {offset}");
+                let chosen = alone.iter().any(|results| {
+                    results
+                        .hits
+                        .iter()
+                        .any(|h| h.passage == hit.passage && h.snippet == hit.snippet)
+                });
+                assert!(
+                    chosen,
+                    "{query} at {offset}: {:?} is no phrasing's",
+                    hit.snippet
+                );
+                shown += 1;
+            }
+        }
+        assert!(shown > 4, "{query}: two pages of hits");
+    }
+}
+
 #[test]
 fn hostile_queries_do_not_panic() {
     let catalog = fixture();
