@@ -38,6 +38,9 @@ use skillpack_server::catalog::{Catalog, Dictionary};
 use skillpack_server::search::{Index, Kind, Request};
 
 mod common;
+// For its reader of agents' first calls (`eval::load_first_calls`).
+#[path = "../benches/relevance/eval.rs"]
+mod eval;
 
 struct Options {
     skills: Option<PathBuf>,
@@ -180,15 +183,21 @@ fn main() -> ExitCode {
     }
     phrasings.resize(questions.len(), options.also.clone());
     for path in &options.calls {
-        match calls(path) {
+        match eval::load_first_calls(path) {
             Ok(calls) => {
-                for (query, also) in calls {
-                    questions.push(query);
-                    phrasings.push(also);
+                // The searches, in the order of their questions (a map holds them).
+                let mut calls: Vec<_> = calls
+                    .into_iter()
+                    .filter(|(_, call)| call.tool == "catalog_search" && !call.query.is_empty())
+                    .collect();
+                calls.sort_by(|a, b| a.0.cmp(&b.0));
+                for (_, call) in calls {
+                    questions.push(call.query);
+                    phrasings.push(call.also);
                 }
             }
             Err(error) => {
-                eprintln!("search_latency: {}: {error}", path.display());
+                eprintln!("search_latency: {error}");
                 return ExitCode::FAILURE;
             }
         }
@@ -331,35 +340,4 @@ fn dump(
         }
     }
     out.flush()
-}
-
-/// Agents' first calls (`benches/relevance/first-calls/`: question, tool, JSON arguments per
-/// line): each `catalog_search` call's query and `also`.
-fn calls(path: &std::path::Path) -> Result<Vec<(String, Vec<String>)>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let mut calls = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let Some(arguments) = line.split('\t').nth(2) else {
-            return Err(format!(
-                "line {}: expected question, tool and JSON arguments",
-                n + 1
-            ));
-        };
-        let arguments: serde_json::Value =
-            serde_json::from_str(arguments).map_err(|e| format!("line {}: {e}", n + 1))?;
-        let text = |v: &serde_json::Value| v.as_str().map(str::to_owned);
-        let Some(query) = arguments.get("query").and_then(text) else {
-            continue;
-        };
-        let also = arguments
-            .get("also")
-            .and_then(|a| a.as_array())
-            .map(|a| a.iter().filter_map(text).collect())
-            .unwrap_or_default();
-        calls.push((query, also));
-    }
-    Ok(calls)
 }
