@@ -21,8 +21,12 @@
 //! `--dump FILE` writes every answer of the first round (total, and each hit's passage,
 //! score bits and snippet) as one line per query, at offsets 0, 7 and 45, each kind, so
 //! that two engines can be compared answer for answer over a catalog too large to build
-//! into a binary. `--cpu` times each search by the CPU time of its thread rather than the
-//! wall clock: steadier when other work shares the machine's cores.
+//! into a binary. `--cpu` times each search by the CPU time of the process (every thread
+//! that worked on it) rather than the wall clock: steadier when other work shares the
+//! machine's cores. `--threads N` lets a search use up to N threads
+//! (`search::set_threads`; 1, the default, ranks every search on this thread alone), so
+//! that the wall clock shows what a search split into parts gains, and `--cpu` what it
+//! costs.
 //!
 //! Run through a stdio client, a search also pays for the round trip and the scheduling
 //! of two processes, which on 2 cores varies more than the search itself; this measures
@@ -53,6 +57,7 @@ struct Options {
     load: Option<PathBuf>,
     dump: Option<PathBuf>,
     cpu: bool,
+    threads: usize,
     also: Vec<String>,
     calls: Vec<PathBuf>,
 }
@@ -71,6 +76,7 @@ fn parse() -> Result<Options, String> {
         load: None,
         dump: None,
         cpu: false,
+        threads: 1,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -86,6 +92,7 @@ fn parse() -> Result<Options, String> {
             "--load" => options.load = Some(value()?.into()),
             "--dump" => options.dump = Some(value()?.into()),
             "--cpu" => options.cpu = true,
+            "--threads" => options.threads = value()?.parse().map_err(|e| format!("{e}"))?,
             "--also" => options.also.push(value()?),
             "--calls" => options.calls.push(value()?.into()),
             other => return Err(format!("unknown argument {other:?}")),
@@ -101,16 +108,16 @@ fn parse() -> Result<Options, String> {
     Ok(options)
 }
 
-/// The CPU time this thread has used: on a shared machine (`--cpu`) it leaves out the
-/// time the search waited for a core, which wall time counts and which varies with
-/// whatever else runs.
-fn thread_cpu_nanos() -> u128 {
+/// The CPU time this process has used, every thread's: on a shared machine (`--cpu`) it
+/// leaves out the time the search waited for a core, which wall time counts and which
+/// varies with whatever else runs.
+fn cpu_nanos() -> u128 {
     let mut now = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: a valid clock id and a pointer to a timespec it fills.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) };
     now.tv_sec as u128 * 1_000_000_000 + now.tv_nsec as u128
 }
 
@@ -156,7 +163,7 @@ fn main() -> ExitCode {
             eprintln!(
                 "search_latency: {error}; usage: [--skills DIR] [--docs DIR] [--save DIR | \
                  --load DIR] (--questions FILE | --calls FILE | --query Q ...) [--also P ...] \
-                 [--rounds N] [--limit N] [--dump FILE] [--cpu]"
+                 [--rounds N] [--limit N] [--dump FILE] [--cpu] [--threads N]"
             );
             return ExitCode::from(2);
         }
@@ -234,6 +241,7 @@ fn main() -> ExitCode {
             None => return ExitCode::FAILURE,
         }
     };
+    skillpack_server::search::set_threads(options.threads);
     let index = Index::from(&catalog);
     if let Some(path) = &options.dump
         && let Err(error) = dump(&index, &questions, &phrasings, path)
@@ -248,7 +256,7 @@ fn main() -> ExitCode {
         for ((question, also), times) in questions.iter().zip(&phrasings).zip(&mut per_query) {
             let also: Vec<&str> = also.iter().map(String::as_str).collect();
             let started = Instant::now();
-            let cpu_started = thread_cpu_nanos();
+            let cpu_started = cpu_nanos();
             let results = index.search(&Request {
                 query: question,
                 kind: Kind::All,
@@ -257,7 +265,7 @@ fn main() -> ExitCode {
                 also: &also,
             });
             let elapsed = if options.cpu {
-                thread_cpu_nanos() - cpu_started
+                cpu_nanos() - cpu_started
             } else {
                 started.elapsed().as_nanos()
             };

@@ -48,11 +48,21 @@ fn traced(trace: &Path) -> Command {
 }
 
 fn traced_binary(trace: &Path, binary: &Path) -> Command {
+    traced_with(trace, binary, &[])
+}
+
+/// [`traced_binary`], tracing the syscalls `more` too.
+fn traced_with(trace: &Path, binary: &Path, more: &[&str]) -> Command {
+    let mut filter = "trace=%file,write,writev,landlock_restrict_self".to_owned();
+    for name in more {
+        filter.push(',');
+        filter.push_str(name);
+    }
     let mut command = Command::new("strace");
     command
         .args(["-f", "-qq", "-s", "160", "-o"])
         .arg(trace)
-        .args(["-e", "trace=%file,write,writev,landlock_restrict_self"])
+        .args(["-e", &filter])
         .arg(binary);
     command
 }
@@ -66,6 +76,8 @@ struct Trace {
     after: Vec<String>,
     /// The `landlock_restrict_self` call and its result, if made before the response.
     restrict: Option<String>,
+    /// Threads started after it (`clone`, `clone3`; only when the trace asks for them).
+    threads_after: usize,
 }
 
 /// The initialize answer on stdout: from here on, no file syscalls.
@@ -85,6 +97,7 @@ fn read_trace(path: &Path, marker: fn(&str) -> bool) -> Trace {
         before: Vec::new(),
         after: Vec::new(),
         restrict: None,
+        threads_after: 0,
     };
     let mut answered = false;
     for line in text.lines() {
@@ -111,6 +124,8 @@ fn read_trace(path: &Path, marker: fn(&str) -> bool) -> Trace {
                     trace.restrict = Some(rest.to_owned());
                 }
             }
+            "clone" | "clone3" if answered => trace.threads_after += 1,
+            "clone" | "clone3" => {}
             _ if answered => trace.after.push(line.to_owned()),
             _ => trace.before.push(line.to_owned()),
         }
@@ -191,6 +206,107 @@ async fn a_full_session_touches_no_file_after_initialize() {
     );
 
     check(&read_trace(&path, initialize_answer), "/proc/self/fd/0");
+}
+
+/// A catalog large enough for a search to be ranked in parts: 17,000 pages that all hold
+/// "cache" (a split needs its most common word in 16,384 documents), of varied lengths so
+/// that their scores differ.
+fn large_catalog() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("skills")).unwrap();
+    for i in 0..17_000 {
+        let folder = dir.path().join(format!("docs/part-{:02}", i / 1000));
+        if i % 1000 == 0 {
+            std::fs::create_dir_all(&folder).unwrap();
+        }
+        let page = format!(
+            "# Page {i}\n\nThe cache keeps {}entry {i} {}until it expires.\n",
+            "cache ".repeat(i % 4),
+            if i % 3 == 0 { "warm " } else { "" }
+        );
+        std::fs::write(folder.join(format!("page-{i}.md")), page).unwrap();
+    }
+    dir
+}
+
+/// A search ranked in parts (`search::split`) starts its helper threads after the sandbox
+/// closed in, and they touch no file either: the trace of `serve --search-threads 2` shows
+/// threads started after `initialize` and no file syscall. Every answer is the one a server
+/// that ranks each search on one thread (`--search-threads 1`) gives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_in_parts_touches_no_file_and_answers_as_one_thread() {
+    let content = large_catalog();
+    let binary = common::variant(
+        "search-parts",
+        &[
+            (
+                "SKILLPACK_SKILLS_DIR",
+                content.path().join("skills").to_str().unwrap(),
+            ),
+            (
+                "SKILLPACK_DOCS_DIR",
+                content.path().join("docs").to_str().unwrap(),
+            ),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("building the large catalog failed:\n{e}"));
+    let searches = [
+        json!({"query": "cache"}),
+        json!({"query": "cache entry", "limit": 50}),
+        json!({"query": "warm cache keeps", "kind": "docs"}),
+        json!({"query": "cache expires", "also": ["entry until it expires", "warm cache"]}),
+        json!({"query": "page 16999 cache"}),
+    ];
+    async fn answers(client: &common::Client, searches: &[Value]) -> Vec<Value> {
+        let mut all = Vec::new();
+        for args in searches {
+            let first = common::tools::ok(client, "catalog_search", args.clone()).await;
+            assert!(
+                first["total"].as_u64().is_some_and(|n| n > 16_384),
+                "{args}: {first}"
+            );
+            // And the next page, through its cursor.
+            let mut next = args.clone();
+            next["cursor"] = first["next_cursor"].clone();
+            let second = common::tools::ok(client, "catalog_search", next).await;
+            all.extend([first, second]);
+        }
+        all
+    }
+    let one_thread = common::connect_with_args(&binary, &["serve", "--search-threads", "1"]).await;
+    let expected = answers(&one_thread, &searches).await;
+    one_thread.cancel().await.expect("close the session");
+
+    let traced = strace_available();
+    let (_dir, path) = temp_trace("parts.trace");
+    let mut command = if traced {
+        // Threads started, besides the file syscalls.
+        traced_with(&path, &binary, &["clone", "clone3"])
+    } else {
+        Command::new(&binary)
+    };
+    command.args(["serve", "--search-threads", "2"]);
+    let mut command = tokio::process::Command::from(command);
+    command.env("RUST_LOG", "error");
+    let transport = rmcp::transport::TokioChildProcess::new(command).expect("spawn the server");
+    let client = rmcp::ServiceExt::serve((), transport)
+        .await
+        .expect("initialize");
+    let in_parts = answers(&client, &searches).await;
+    client.cancel().await.expect("close the session");
+    assert_eq!(in_parts.len(), expected.len());
+    for (a, b) in in_parts.iter().zip(&expected) {
+        assert_eq!(a, b, "ranked in parts, then on one thread");
+    }
+    if traced {
+        let trace = read_trace(&path, initialize_answer);
+        check(&trace, "/proc/self/fd/0");
+        assert!(
+            trace.threads_after >= searches.len(),
+            "{} threads started after initialize: the searches were not ranked in parts",
+            trace.threads_after
+        );
+    }
 }
 
 /// A release built against an earlier one (the built-in content, with a previous release

@@ -23,6 +23,12 @@ fn summaries(data: &[u8]) {
             assert!(last.is_none_or(|l| l < record.document));
         }
         last = Some(record.document);
+        // Seeking stays within the records, whatever their order.
+        let seek = summaries.seek(i, record.document);
+        assert!((i..=summaries.len()).contains(&seek));
+        if valid {
+            assert_eq!(seek, i, "a valid summary's record is where its document is sought");
+        }
         let wide = summaries.wide(&record);
         if let Some(words) = wide {
             assert_eq!(words.len() as u64, record.own >> 32);

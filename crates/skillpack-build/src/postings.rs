@@ -684,6 +684,13 @@ impl<'a> Summaries<'a> {
         self.records.get(i).map(Record::from_bytes)
     }
 
+    /// The first record from `from` on whose document is `document` or later (a binary
+    /// search: records are in document order); [`Summaries::len`] when there is none.
+    pub fn seek(&self, from: usize, document: u32) -> usize {
+        let from = from.min(self.records.len());
+        from + self.records[from..].partition_point(|r| Record::from_bytes(r).document < document)
+    }
+
     /// Block `b`'s start in the cold stream and in the passage list.
     fn block(&self, b: usize) -> Option<(usize, u32)> {
         let [c0, c1, c2, c3, a0, a1, a2, a3] = *self.blocks.get(b)?;
@@ -1343,6 +1350,18 @@ mod tests {
         }
         assert_eq!(summaries.record(all.len()), None);
         assert_eq!(summaries.summary(all.len()), None);
+        // Seeking a document finds its record, or the next one's, from any earlier record.
+        for (i, (summary, _)) in all.iter().enumerate() {
+            assert_eq!(summaries.seek(0, summary.document), i);
+            assert_eq!(summaries.seek(i / 2, summary.document), i);
+            assert_eq!(summaries.seek(i, 0), i, "never back");
+            let next = all.get(i + 1).map_or(u32::MAX, |s| s.0.document);
+            if summary.document + 1 < next {
+                assert_eq!(summaries.seek(0, summary.document + 1), i + 1);
+            }
+        }
+        assert_eq!(summaries.seek(0, u32::MAX), all.len());
+        assert_eq!(summaries.seek(all.len() + 5, 0), all.len(), "past the end");
         // Cut short, the parts no longer fit; a cold stream cut short fails validation.
         for cut in 0..blocks + 200 * 8 / 64 {
             assert!(Summaries::new(&bytes[..cut]).is_none(), "cut at {cut}");

@@ -224,6 +224,17 @@ pub struct ServeArgs {
     )]
     pub cache_mib: u64,
 
+    /// Threads one search may use. A query whose words reach tens of thousands of documents
+    /// is ranked in parts at once, each on a core, when a core is free; the answer is the
+    /// same. 0: as many as the cores this process may use; 1: every search on one thread.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        env = "SKILLPACK_SEARCH_THREADS"
+    )]
+    pub search_threads: usize,
+
     #[command(flatten)]
     pub http_options: HttpArgs,
 }
@@ -235,6 +246,7 @@ impl Default for ServeArgs {
             expect_fingerprint: None,
             http: None,
             cache_mib: crate::catalog::content::DEFAULT_CACHE_BYTES / (1024 * 1024),
+            search_threads: 0,
             http_options: HttpArgs::default(),
         }
     }
@@ -715,14 +727,23 @@ fn serve(catalog: Catalog, args: ServeArgs) -> ExitCode {
         eprintln!("skillpack: {message}");
         return ExitCode::from(2);
     }
+    // The cores this process may use, counted before the sandbox closes in: the count reads
+    // the cgroup CPU quota from /proc and /sys, which Landlock would refuse, and would then
+    // be every CPU of the machine instead of the container's share.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    crate::search::set_threads(match args.search_threads {
+        0 => cores,
+        threads => threads,
+    });
     match args.http {
-        Some(addr) => serve_http(catalog, addr, &args.http_options),
+        Some(addr) => serve_http(catalog, addr, &args.http_options, cores),
         None => serve_stdio(catalog),
     }
 }
 
 fn serve_stdio(catalog: Catalog) -> ExitCode {
-    // One client, one pipe: a single thread is all stdio needs.
+    // One client, one pipe: a single thread is all the runtime needs (a large search may
+    // take helper threads of its own: `search::set_threads`).
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -750,7 +771,7 @@ fn serve_stdio(catalog: Catalog) -> ExitCode {
     }
 }
 
-fn serve_http(catalog: Catalog, addr: SocketAddr, args: &HttpArgs) -> ExitCode {
+fn serve_http(catalog: Catalog, addr: SocketAddr, args: &HttpArgs, cores: usize) -> ExitCode {
     // Credentials come from the environment only: a flag would show up in `ps`.
     let secrets = Secrets::from_env();
     let mut options = match args.options(addr, &secrets, catalog.name()) {
@@ -782,14 +803,11 @@ fn serve_http(catalog: Catalog, addr: SocketAddr, args: &HttpArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // Many clients at once: use every core the process may use. Counted before the
-    // sandbox closes in: the count reads the cgroup CPU quota from /proc and /sys, which
-    // Landlock would refuse, and the runtime would then size itself to every CPU of the
-    // machine instead of the container's share.
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Many clients at once: use every core the process may use (counted before the sandbox
+    // closed in, as `serve` says).
     crate::sandbox::restrict().log();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(workers)
+        .worker_threads(cores)
         .enable_all()
         .build()
     {

@@ -56,9 +56,15 @@
 //! (the occurrences) are read only for a document whose best passage, with every bonus at
 //! its most, could still make the page. The bounds are never below a score, so the answer is
 //! the one reading every entry gives (a unit test compares the two).
+//!
+//! A query that reaches tens of thousands of documents is ranked in parts at once when
+//! helper threads are free ([`split`]): each part walks a run of consecutive documents as
+//! above, and their pages are merged into the one a single walk gives.
 
 mod bound;
 pub mod fuse;
+mod split;
+pub use split::set_threads;
 pub mod query;
 pub mod snippet;
 
@@ -490,6 +496,18 @@ impl<'a> TermCursor<'a> {
         }
     }
 
+    /// At the first summary record of document `d` or later, where a walk over a later
+    /// part of the documents starts ([`split`]).
+    fn seek_record(&mut self, d: u32) {
+        if let Some(summaries) = self.summaries
+            && self.record.is_some_and(|r| r.document < d)
+        {
+            self.at = summaries.seek(self.at, d);
+            self.record = summaries.record(self.at);
+            self.run = None;
+        }
+    }
+
     /// Read the whole summary entry of document `d`, when the term's summary reaches it
     /// (`run`; `None` otherwise).
     #[inline]
@@ -687,7 +705,9 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// The best `keep` candidates, best first, and how many there are in all.
+    /// The best `keep` candidates of documents of `kind`, best first, and how many there
+    /// are in all: one walk over the documents, or, for a search that reaches enough of
+    /// them while a core is free, a walk per part of them at once ([`split`]).
     fn rank(
         &self,
         query: &Query,
@@ -695,10 +715,30 @@ impl<'a> Index<'a> {
         keep: usize,
         params: &Params,
     ) -> (Vec<Candidate>, Refs, usize) {
+        let range = self.kind_range(kind);
+        let pruning = prunes(query, params) && !tests::exhaustive();
+        match split::plan(&self.archive.search, query, range.clone(), pruning) {
+            Some(plan) => plan.run(keep, |span, shared| {
+                self.rank_span(query, span, keep, params, Some(shared))
+            }),
+            None => self.rank_span(query, range, keep, params, None),
+        }
+    }
+
+    /// [`Index::rank`] over the documents of `range` alone. Ranked as one part of a split
+    /// search, it also reads and raises the threshold the parts share: a hit below another
+    /// part's full page cannot make the merged one.
+    fn rank_span(
+        &self,
+        query: &Query,
+        range: Range<u32>,
+        keep: usize,
+        params: &Params,
+        shared: Option<&split::Threshold>,
+    ) -> (Vec<Candidate>, Refs, usize) {
         let index: &'a ArchivedSearchIndex = &self.archive.search;
         let documents = index.documents.as_slice();
         let passages = index.passages.reader();
-        let range = self.kind_range(kind);
         let pruning = prunes(query, params) && !tests::exhaustive();
         let mut cursors: Vec<TermCursor<'a>> = query
             .terms
@@ -709,7 +749,7 @@ impl<'a> Index<'a> {
         // it: the walk is the one before summaries.
         let pruning = pruning && cursors.iter().any(|c| c.summaries.is_some());
         let passage_document = |p: u32| passages.document(p);
-        // Skip to the first document of the requested kind.
+        // Skip to the first document of the range.
         for cursor in &mut cursors {
             while cursor
                 .passage
@@ -717,9 +757,7 @@ impl<'a> Index<'a> {
             {
                 cursor.passage = cursor.passages.next();
             }
-            while cursor.record.is_some_and(|r| r.document < range.start) {
-                cursor.skip_run();
-            }
+            cursor.seek_record(range.start);
             while cursor.document.is_some_and(|e| e.document < range.start) {
                 cursor.document = cursor.documents.next();
             }
@@ -802,6 +840,9 @@ impl<'a> Index<'a> {
         let quick = impacts && cursors.iter().all(|c| c.summaries.is_some());
         let mut walk = quick.then(|| bound::RecordWalk::new(&cursors)).flatten();
         loop {
+            if let Some(shared) = shared {
+                threshold = threshold.max(shared.get());
+            }
             // A document entered to be scored is done.
             for c in cursors.iter_mut() {
                 c.leave();
@@ -1169,6 +1210,9 @@ impl<'a> Index<'a> {
             if top.len() >= keep {
                 top.truncate(keep);
                 threshold = top.last().map_or(f32::MIN, |c| c.score);
+                if let Some(shared) = shared {
+                    shared.raise(threshold);
+                }
             }
         }
         top.truncate(keep);

@@ -1439,3 +1439,172 @@ fn masks_count_hits_as_the_entries_do() {
     );
     assert_eq!(count_masked_words(2, |k| [1 << 63, 1][k], |_| (0, 0)), 2);
 }
+
+/// A search ranked in parts (each part a walk over consecutive documents, the parts sharing
+/// their threshold) gives what one walk gives, wherever the cuts fall: the same candidates
+/// in the same order with the same scores and occurrence refs, and the same total.
+#[test]
+fn parts_rank_as_one_walk() {
+    let catalog = summarised_fixture();
+    let index = Index::from(&catalog);
+    let search = &index.archive.search;
+    let queries = [
+        "cache",
+        "archive handler",
+        "configure the cache",
+        "deploy release notes",
+        "error retry timeout",
+        "schedule worker queue token",
+        "cache_deploy",
+        "how do I retry a timeout in the client handler with a token",
+        "preface",
+        "skill-8",
+    ];
+    let others = Params {
+        parent_share: 0.6,
+        proximity: 2.0,
+        same_document_decay: 0.5,
+        ..Params::default()
+    };
+    let mut compared = 0;
+    let mut split_apart = 0;
+    for params in [Params::default(), others] {
+        for text in queries {
+            let query = query::parse(search, text, &params, &mut Analyzer::new());
+            assert!(!query.is_empty() && !query.impossible, "{text:?}");
+            for kind in [Kind::All, Kind::Skills, Kind::Docs] {
+                let range = index.kind_range(kind);
+                let (start, end) = (range.start, range.end);
+                let third = (end - start) / 3;
+                let cut_sets: [Vec<u32>; 5] = [
+                    vec![start + (end - start) / 2],
+                    vec![start + 1],
+                    vec![end.saturating_sub(1)],
+                    vec![start + third, start + 2 * third],
+                    (start + 1..end).step_by(7).collect(),
+                ];
+                for keep in [2, 10, 37, MAX_RESULTS] {
+                    let one = index.rank_span(&query, range.clone(), keep, &params, None);
+                    for cuts in &cut_sets {
+                        let mut spans = Vec::new();
+                        let mut from = start;
+                        for &cut in cuts.iter().filter(|&&c| c > start && c < end) {
+                            spans.push(from..cut);
+                            from = cut;
+                        }
+                        spans.push(from..end);
+                        split_apart += usize::from(spans.len() > 1);
+                        let parts = split::Plan::at(spans.clone()).run(keep, |span, shared| {
+                            index.rank_span(&query, span, keep, &params, Some(shared))
+                        });
+                        let what = format!("{text:?} {kind:?} keep {keep} {spans:?}");
+                        assert_eq!(parts.2, one.2, "total, {what}");
+                        assert_eq!(parts.0.len(), one.0.len(), "hits, {what}");
+                        let n_terms = query.terms.len();
+                        for (a, b) in parts.0.iter().zip(&one.0) {
+                            assert_eq!(
+                                (a.passage, a.chunk, a.heading, a.parent),
+                                (b.passage, b.chunk, b.heading, b.parent),
+                                "{what}"
+                            );
+                            assert_eq!(a.score.to_bits(), b.score.to_bits(), "{what}");
+                            assert_eq!(a.local.to_bits(), b.local.to_bits(), "{what}");
+                            let refs = |r: &Refs, c: &Candidate| {
+                                r[c.refs as usize..c.refs as usize + n_terms].to_vec()
+                            };
+                            assert_eq!(refs(&parts.1, a), refs(&one.1, b), "{what}");
+                        }
+                        compared += usize::from(one.2 > 0);
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared > 500, "{compared} rankings with hits compared");
+    assert!(split_apart > 500, "{split_apart} rankings in several parts");
+}
+
+/// The parts of a large search each reach about as many documents, and together they are
+/// the range searched, with no part empty.
+#[test]
+fn parts_cut_the_range_by_the_largest_summary() {
+    let catalog = summarised_fixture();
+    let index = Index::from(&catalog);
+    let search = &index.archive.search;
+    let summaries = search
+        .terms()
+        .filter_map(|(_, entry)| crate::postings::Summaries::new(search.bytes(&entry.summaries)))
+        .max_by_key(crate::postings::Summaries::len)
+        .expect("the fixture has summaries");
+    let documents = search.documents.len() as u32;
+    for range in [0..documents, 3..documents - 5, 10..11] {
+        let first = summaries.seek(0, range.start);
+        let end = summaries.seek(first, range.end);
+        for parts in 1..=5 {
+            let spans = split::spans(&summaries, first..end, range.clone(), parts);
+            assert!(!spans.is_empty() && spans.len() <= parts, "{spans:?}");
+            assert_eq!(spans[0].start, range.start);
+            assert_eq!(spans.last().map(|s| s.end), Some(range.end));
+            for pair in spans.windows(2) {
+                assert_eq!(pair[0].end, pair[1].start, "{spans:?}");
+            }
+            assert!(spans.iter().all(|s| !s.is_empty()), "{spans:?}");
+            if parts > 1 && end - first >= 4 * parts {
+                // Each part holds about its share of the summary's documents.
+                for span in &spans {
+                    let reached = summaries.seek(0, span.end) - summaries.seek(0, span.start);
+                    let share = (end - first) / parts;
+                    assert!(
+                        reached + 2 >= share && reached <= share + 2,
+                        "{reached} of {} in {span:?} ({parts} parts)",
+                        end - first
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The threshold the parts share orders as the floats do, negatives and `f32::MIN`
+/// included, and only ever rises.
+#[test]
+fn shared_threshold_orders_as_floats() {
+    let values = [f32::MIN, -3.5, -0.0, 0.0, 1e-30, 0.25, 4.72, 90.0, f32::MAX];
+    for &a in &values {
+        let shared = split::Threshold::new();
+        assert_eq!(shared.get(), f32::MIN);
+        shared.raise(a);
+        assert_eq!(shared.get().to_bits(), a.to_bits());
+        for &b in &values {
+            let shared = split::Threshold::new();
+            shared.raise(a);
+            shared.raise(b);
+            let most = if b.total_cmp(&a).is_gt() { b } else { a };
+            assert_eq!(shared.get().to_bits(), most.to_bits(), "{a} then {b}");
+        }
+    }
+}
+
+/// Helpers are taken from one count for the whole process and given back after each search.
+#[test]
+fn helpers_are_shared_and_given_back() {
+    split::set_threads(3);
+    let first = split::Taken::take(5);
+    assert_eq!(first.0, 2, "two helpers free of three threads");
+    assert_eq!(
+        split::Taken::take(1).0,
+        0,
+        "none left while a search holds them"
+    );
+    drop(first);
+    {
+        let one = split::Taken::take(1);
+        assert_eq!(one.0, 1);
+        assert_eq!(split::Taken::take(0).0, 0);
+        assert_eq!(split::Taken::take(4).0, 1, "the one still free");
+    }
+    assert_eq!(split::Taken::take(9).0, 2, "both back");
+    split::set_threads(1);
+    assert_eq!(split::Taken::take(9).0, 0, "one thread: no helpers");
+    split::set_threads(0);
+}

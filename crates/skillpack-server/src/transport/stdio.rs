@@ -17,7 +17,8 @@ pub async fn serve(
     // /proc/self/fd/{0,1}: the last files the process opens.
     let (stdin, stdout) = stdio_pipes();
     // From here on the process cannot open a file. The runtime is single-threaded and has
-    // started no thread yet, so the restriction covers every thread it will ever have.
+    // started no thread yet, so the restriction covers every thread it will ever have: the
+    // helpers a large search starts (`search::set_threads`) are started from this one.
     crate::sandbox::restrict().log();
     // The codec writes documents' `_meta` straight from the archive (MetaDelivery).
     let catalog = *server.catalog();

@@ -1,0 +1,249 @@
+//! A large search walked in parts at once, one core each.
+//!
+//! The ranking visits every document a query's words reach ([`super::Index::rank_span`]),
+//! so on a catalog of 100,000 documents a query of common words costs milliseconds of one
+//! core however well it prunes (`docs/design/search-pruning.md`). Documents are scored
+//! independently of one another, so the documents can be cut into consecutive parts, each
+//! ranked by its own walk, and the parts' pages merged: each part's page holds every hit of
+//! its documents that could make the whole page (a part's threshold is never above the whole
+//! walk's), ties go by passage as in one walk, and each document is counted in `total` by
+//! exactly one part. So the answer is the one a single walk gives (a unit test compares
+//! them).
+//!
+//! The parts share their thresholds ([`Threshold`]): a hit that scores below the last of
+//! another part's full page has `keep` hits ahead of it and cannot make the merged page, so
+//! every part may prune by the highest threshold any part has reached. Without that, each
+//! part pays for the low threshold at the start of a walk, and the two parts of a search
+//! at 100,000 documents took 18% more CPU time than one walk; which part raises it first
+//! changes how much is pruned, never the answer.
+//!
+//! A search splits only when it reaches enough documents for the walk to outweigh starting a
+//! thread (about [`PART_MIN_DOCUMENTS`] per part), and only onto helper threads that are
+//! free: the process allows [`set_threads`]` - 1` of them in all, shared by every search
+//! in flight, so a busy server ranks each search on its own thread, as before, rather than
+//! queueing more threads than it has cores.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+
+use super::query::Query;
+use super::{Candidate, Refs, ranking_order};
+use crate::model::ArchivedSearchIndex;
+use crate::postings::Summaries;
+
+/// Documents a part's walk reaches, at least, for a search to split: below it, starting a
+/// thread (tens of microseconds) costs about what half the walk saves.
+pub const PART_MIN_DOCUMENTS: usize = 8_192;
+
+/// Helper threads free to take a part of a search (see [`set_threads`]).
+static FREE_HELPERS: AtomicUsize = AtomicUsize::new(0);
+
+/// Let searches use up to `threads` threads in all at any moment: the searching thread and
+/// `threads - 1` helpers. 0 and 1 mean no helpers: every search runs on its caller's thread
+/// alone, which is the default (a library user opts in; the server sets it from the cores
+/// it may use). Meant to be called once, at start-up, before any search.
+pub fn set_threads(threads: usize) {
+    FREE_HELPERS.store(threads.saturating_sub(1), Ordering::Relaxed);
+}
+
+/// Helpers taken for one search, given back when it is done (even if it panicked).
+pub(super) struct Taken(pub(super) usize);
+
+impl Taken {
+    /// Up to `wanted` free helpers (possibly none).
+    pub(super) fn take(wanted: usize) -> Taken {
+        let taken = FREE_HELPERS
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |free| {
+                (free > 0 && wanted > 0).then(|| free - free.min(wanted))
+            })
+            .map_or(0, |free| free.min(wanted));
+        Taken(taken)
+    }
+}
+
+impl Drop for Taken {
+    fn drop(&mut self) {
+        if self.0 > 0 {
+            FREE_HELPERS.fetch_add(self.0, Ordering::AcqRel);
+        }
+    }
+}
+
+/// How one search is cut: consecutive document ranges, the first for the calling thread.
+pub(super) struct Plan {
+    spans: Vec<Range<u32>>,
+    _helpers: Taken,
+}
+
+/// The parts to rank `query` over the documents of `range` in, when it is worth splitting
+/// and helpers are free; `None` to rank it in one walk. Only a ranking that prunes by
+/// summaries splits: the parts' boundaries come from the summary of the query term that
+/// reaches the most documents, so that each part visits about as many documents, and such
+/// a walk enters a later part's documents by binary search over fixed-width records,
+/// without reading the lists before them.
+pub(super) fn plan(
+    index: &ArchivedSearchIndex,
+    query: &Query,
+    range: Range<u32>,
+    pruning: bool,
+) -> Option<Plan> {
+    if !pruning || FREE_HELPERS.load(Ordering::Relaxed) == 0 {
+        return None;
+    }
+    let largest = query
+        .terms
+        .iter()
+        .filter_map(|t| Summaries::new(index.bytes(&t.entry.summaries)))
+        .max_by_key(Summaries::len)?;
+    let first = largest.seek(0, range.start);
+    let end = largest.seek(first, range.end);
+    let reached = end - first;
+    let wanted = (reached / PART_MIN_DOCUMENTS).saturating_sub(1);
+    let helpers = Taken::take(wanted);
+    if helpers.0 == 0 {
+        return None;
+    }
+    Some(Plan {
+        spans: spans(&largest, first..end, range, helpers.0 + 1),
+        _helpers: helpers,
+    })
+}
+
+/// `range` cut into at most `parts` consecutive spans, each holding about as many of the
+/// documents of `records` (the numbers of `summaries`' records inside `range`). No span
+/// is empty, and together they are `range`.
+pub(super) fn spans(
+    summaries: &Summaries<'_>,
+    records: Range<usize>,
+    range: Range<u32>,
+    parts: usize,
+) -> Vec<Range<u32>> {
+    let reached = records.len();
+    let mut spans = Vec::with_capacity(parts);
+    let mut start = range.start;
+    for part in 1..parts {
+        let cut = summaries
+            .record(records.start + reached * part / parts)
+            .map_or(range.end, |r| r.document)
+            .clamp(start, range.end);
+        if cut > start {
+            spans.push(start..cut);
+            start = cut;
+        }
+    }
+    if start < range.end || spans.is_empty() {
+        spans.push(start..range.end);
+    }
+    spans
+}
+
+type Ranked = (Vec<Candidate>, Refs, usize);
+
+/// The highest threshold any part of a search has reached, as an `f32` in a `u32` whose
+/// integer order is the floats' order, so that raising it is one `fetch_max`.
+pub(super) struct Threshold(AtomicU32);
+
+impl Threshold {
+    pub(super) fn new() -> Self {
+        Threshold(AtomicU32::new(order_key(f32::MIN)))
+    }
+
+    /// The highest threshold yet.
+    #[inline]
+    pub(super) fn get(&self) -> f32 {
+        from_order_key(self.0.load(Ordering::Relaxed))
+    }
+
+    /// At least `threshold` from now on.
+    #[inline]
+    pub(super) fn raise(&self, threshold: f32) {
+        self.0.fetch_max(order_key(threshold), Ordering::Relaxed);
+    }
+}
+
+/// `x`'s bits, mapped so that unsigned order is `f32::total_cmp`'s: negatives flipped
+/// whole, positives with the sign bit set.
+fn order_key(x: f32) -> u32 {
+    let bits = x.to_bits();
+    if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 1 << 31
+    }
+}
+
+fn from_order_key(key: u32) -> f32 {
+    f32::from_bits(if key >> 31 == 1 {
+        key & !(1 << 31)
+    } else {
+        !key
+    })
+}
+
+impl Plan {
+    /// A plan of the given spans, holding no helper (for tests).
+    #[cfg(test)]
+    pub(super) fn at(spans: Vec<Range<u32>>) -> Plan {
+        Plan {
+            spans,
+            _helpers: Taken(0),
+        }
+    }
+
+    /// Every part ranked by `rank` (the first on this thread, each other on a helper of its
+    /// own), and their pages merged into the best `keep`, as one walk would keep them.
+    pub(super) fn run(
+        self,
+        keep: usize,
+        rank: impl Fn(Range<u32>, &Threshold) -> Ranked + Sync,
+    ) -> Ranked {
+        let shared = Threshold::new();
+        let rank = |span| rank(span, &shared);
+        let rank = &rank;
+        let (first, rest) = self.spans.split_first().expect("a plan has a part");
+        let parts: Vec<Ranked> = std::thread::scope(|scope| {
+            let helpers: Vec<_> = rest
+                .iter()
+                .map(|span| {
+                    let part = span.clone();
+                    std::thread::Builder::new()
+                        .name("skillpack-search".to_owned())
+                        .spawn_scoped(scope, move || rank(part))
+                        .map_err(|_| span.clone())
+                })
+                .collect();
+            let mut parts = vec![rank(first.clone())];
+            for helper in helpers {
+                parts.push(match helper {
+                    Ok(handle) => handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    // (No thread to be had: the part is ranked here.)
+                    Err(span) => rank(span),
+                });
+            }
+            parts
+        });
+        merge(parts, keep)
+    }
+}
+
+/// The parts' pages as one: the best `keep` of their candidates in ranking order, with
+/// their occurrence refs moved into one arena.
+fn merge(parts: Vec<Ranked>, keep: usize) -> Ranked {
+    let mut top = Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum());
+    let mut refs = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
+    let mut total = 0;
+    for (candidates, part_refs, part_total) in parts {
+        let base = refs.len() as u32;
+        top.extend(candidates.into_iter().map(|c| Candidate {
+            refs: c.refs + base,
+            ..c
+        }));
+        refs.extend(part_refs);
+        total += part_total;
+    }
+    top.sort_by(ranking_order);
+    top.truncate(keep);
+    (top, refs, total)
+}
