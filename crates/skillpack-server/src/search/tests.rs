@@ -1134,6 +1134,27 @@ fn carried_across_words(search: &ArchivedSearchIndex, term: &str) -> usize {
     carried
 }
 
+/// Queries over [`summarised_fixture`]: common words, phrases, identifiers, stopwords,
+/// unknown words, empty.
+const SUMMARISED_QUERIES: [&str; 16] = [
+    "cache",
+    "archive handler",
+    "configure the cache",
+    "deploy release notes",
+    "error retry timeout",
+    "widget",
+    "schedule worker queue token",
+    "cache_deploy",
+    "\"release notes\" deploy",
+    "\"archive handler\"",
+    "how do I retry a timeout in the client handler with a token",
+    "preface",
+    "skill-8",
+    "zzzz",
+    "the",
+    "",
+];
+
 /// Pruning by document summaries returns exactly what reading every entry returns: the
 /// same hits, scores, snippets, `total` and flags, on every page, for each kind, fused or
 /// not, and under other parameters.
@@ -1159,24 +1180,6 @@ fn summaries_prune_without_changing_any_answer() {
     // And hits join across the words of long documents' masks only through the carry.
     let carried = carried_across_words(search, "cach");
     assert!(carried >= 6, "{carried} joins carried across mask words");
-    let queries = [
-        "cache",
-        "archive handler",
-        "configure the cache",
-        "deploy release notes",
-        "error retry timeout",
-        "widget",
-        "schedule worker queue token",
-        "cache_deploy",
-        "\"release notes\" deploy",
-        "\"archive handler\"",
-        "how do I retry a timeout in the client handler with a token",
-        "preface",
-        "skill-8",
-        "zzzz",
-        "the",
-        "",
-    ];
     let others = Params {
         parent_share: 0.6,
         passage_b: [0.0, 1.0, 0.9],
@@ -1188,7 +1191,7 @@ fn summaries_prune_without_changing_any_answer() {
     unprunable.passage_b[2] = -0.1;
     let mut compared = 0;
     for params in [Params::default(), others, unprunable] {
-        for query in queries {
+        for query in SUMMARISED_QUERIES {
             for also in [&[][..], &["deploy cache", "handler"][..]] {
                 for kind in [Kind::All, Kind::Skills, Kind::Docs] {
                     // (0, 2): exactly what `clear_lead` reads; the deeper pages keep
@@ -1448,18 +1451,6 @@ fn parts_rank_as_one_walk() {
     let catalog = summarised_fixture();
     let index = Index::from(&catalog);
     let search = &index.archive.search;
-    let queries = [
-        "cache",
-        "archive handler",
-        "configure the cache",
-        "deploy release notes",
-        "error retry timeout",
-        "schedule worker queue token",
-        "cache_deploy",
-        "how do I retry a timeout in the client handler with a token",
-        "preface",
-        "skill-8",
-    ];
     let others = Params {
         parent_share: 0.6,
         proximity: 2.0,
@@ -1469,9 +1460,11 @@ fn parts_rank_as_one_walk() {
     let mut compared = 0;
     let mut split_apart = 0;
     for params in [Params::default(), others] {
-        for text in queries {
+        for text in SUMMARISED_QUERIES {
             let query = query::parse(search, text, &params, &mut Analyzer::new());
-            assert!(!query.is_empty() && !query.impossible, "{text:?}");
+            if query.is_empty() || query.impossible {
+                continue;
+            }
             for kind in [Kind::All, Kind::Skills, Kind::Docs] {
                 let range = index.kind_range(kind);
                 let (start, end) = (range.start, range.end);
