@@ -27,7 +27,10 @@ fn summaries(data: &[u8]) {
         let seek = summaries.seek(i, record.document);
         assert!((i..=summaries.len()).contains(&seek));
         if valid {
-            assert_eq!(seek, i, "a valid summary's record is where its document is sought");
+            assert_eq!(
+                seek, i,
+                "a valid summary's record is where its document is sought"
+            );
         }
         let wide = summaries.wide(&record);
         if let Some(words) = wide {
