@@ -19,9 +19,9 @@
 //!
 //! A search splits only when it reaches enough documents for the walk to outweigh starting a
 //! thread (about [`PART_MIN_DOCUMENTS`] per part), and only onto helper threads that are
-//! free: the process allows [`set_threads`]` - 1` of them in all, shared by every search
-//! in flight, so a busy server ranks each search on its own thread, as before, rather than
-//! queueing more threads than it has cores.
+//! free: the process allows `n - 1` of them in all ([`set_threads`]`(n)`), shared by every
+//! search in flight, so a busy server ranks each search on its own thread, as before,
+//! rather than starting more threads than it has cores.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
@@ -31,8 +31,12 @@ use super::{Candidate, Refs, ranking_order};
 use crate::model::ArchivedSearchIndex;
 use crate::postings::Summaries;
 
-/// Documents a part's walk reaches, at least, for a search to split: below it, starting a
-/// thread (tens of microseconds) costs about what half the walk saves.
+/// Documents a part's walk reaches, at least, for a search to split. Below it a walk takes
+/// about a millisecond, and what each part spends building its own threshold up again, with
+/// starting a thread (about 28 µs), eats much of the gain: at 10,000 synthetic documents two
+/// parts took 0.85–0.93 ms of wall-clock time against 1.09–1.11 ms for one walk, for more
+/// CPU time. So a catalog of 10,000 documents never splits, and its searches stay as they
+/// were.
 pub const PART_MIN_DOCUMENTS: usize = 8_192;
 
 /// Helper threads free to take a part of a search (see [`set_threads`]).
