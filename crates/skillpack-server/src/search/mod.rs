@@ -719,27 +719,28 @@ impl<'a> Index<'a> {
         let pruning = prunes(query, params) && !tests::exhaustive();
         match split::plan(&self.archive.search, query, range.clone(), pruning) {
             Some(plan) => plan.run(keep, |span, shared| {
-                self.rank_span(query, span, keep, params, Some(shared))
+                self.rank_span(query, span, keep, params, pruning, Some(shared))
             }),
-            None => self.rank_span(query, range, keep, params, None),
+            None => self.rank_span(query, range, keep, params, pruning, None),
         }
     }
 
-    /// [`Index::rank`] over the documents of `range` alone. Ranked as one part of a split
-    /// search, it also reads and raises the threshold the parts share: a hit below another
-    /// part's full page cannot make the merged one.
+    /// [`Index::rank`] over the documents of `range` alone, pruning by summaries where
+    /// `pruning` ([`prunes`]) allows. Ranked as one part of a split search, it also reads
+    /// and raises the threshold the parts share: a hit below another part's full page cannot
+    /// make the merged one.
     fn rank_span(
         &self,
         query: &Query,
         range: Range<u32>,
         keep: usize,
         params: &Params,
+        pruning: bool,
         shared: Option<&split::Threshold>,
     ) -> (Vec<Candidate>, Refs, usize) {
         let index: &'a ArchivedSearchIndex = &self.archive.search;
         let documents = index.documents.as_slice();
         let passages = index.passages.reader();
-        let pruning = prunes(query, params) && !tests::exhaustive();
         let mut cursors: Vec<TermCursor<'a>> = query
             .terms
             .iter()

@@ -1465,6 +1465,7 @@ fn parts_rank_as_one_walk() {
             if query.is_empty() || query.impossible {
                 continue;
             }
+            let pruning = prunes(&query, &params);
             for kind in [Kind::All, Kind::Skills, Kind::Docs] {
                 let range = index.kind_range(kind);
                 let (start, end) = (range.start, range.end);
@@ -1477,7 +1478,7 @@ fn parts_rank_as_one_walk() {
                     (start + 1..end).step_by(7).collect(),
                 ];
                 for keep in [2, 10, 37, MAX_RESULTS] {
-                    let one = index.rank_span(&query, range.clone(), keep, &params, None);
+                    let one = index.rank_span(&query, range.clone(), keep, &params, pruning, None);
                     for cuts in &cut_sets {
                         let mut spans = Vec::new();
                         let mut from = start;
@@ -1488,7 +1489,7 @@ fn parts_rank_as_one_walk() {
                         spans.push(from..end);
                         split_apart += usize::from(spans.len() > 1);
                         let parts = split::Plan::at(spans.clone()).run(keep, |span, shared| {
-                            index.rank_span(&query, span, keep, &params, Some(shared))
+                            index.rank_span(&query, span, keep, &params, pruning, Some(shared))
                         });
                         let what = format!("{text:?} {kind:?} keep {keep} {spans:?}");
                         assert_eq!(parts.2, one.2, "total, {what}");
