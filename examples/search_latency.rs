@@ -23,10 +23,10 @@
 //! that two engines can be compared answer for answer over a catalog too large to build
 //! into a binary. `--cpu` times each search by the CPU time of the process (every thread
 //! that worked on it) rather than the wall clock: steadier when other work shares the
-//! machine's cores. `--threads N` lets a search use up to N threads
+//! machine's cores. `--threads N` lets a search use up to N threads, its own included
 //! (`search::set_threads`; 1, the default, ranks every search on this thread alone), so
-//! that the wall clock shows what a search split into parts gains, and `--cpu` what it
-//! costs.
+//! that the wall clock shows what a search split into parts, or with its phrasings ranked
+//! side by side, gains, and `--cpu` what it costs.
 //!
 //! Run through a stdio client, a search also pays for the round trip and the scheduling
 //! of two processes, which on 2 cores varies more than the search itself; this measures

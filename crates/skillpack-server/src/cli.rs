@@ -224,9 +224,11 @@ pub struct ServeArgs {
     )]
     pub cache_mib: u64,
 
-    /// Threads one search may use. A query whose words reach tens of thousands of documents
-    /// is ranked in parts at once, each on a core, when a core is free; the answer is the
-    /// same. 0: as many as the cores this process may use; 1: every search on one thread.
+    /// Threads searches may keep busy at once, each search's own included. A query whose
+    /// words reach tens of thousands of documents is ranked in parts at once, and the
+    /// phrasings of a search with `also` side by side, each on a free core; the answer is
+    /// the same. 0: as many as the cores this process may use; 1: every search on one
+    /// thread.
     #[arg(
         long,
         value_name = "N",

@@ -641,10 +641,23 @@ impl<'a> Index<'a> {
     }
 
     pub fn search_with(&self, request: &Request<'_>, params: &Params) -> Results {
+        self.search_in(request, params, split::Threads::process())
+    }
+
+    /// [`Index::search_with`], taking threads from `threads`: the search holds one for
+    /// itself while it runs, and may take free ones ([`split`]).
+    fn search_in(
+        &self,
+        request: &Request<'_>,
+        params: &Params,
+        threads: split::Threads<'_>,
+    ) -> Results {
+        let _seat = threads.seat();
         if !request.also.is_empty() {
-            return fuse::search(self, request, params);
+            return fuse::search(self, request, params, threads);
         }
-        let mut ranking = self.ranking(request, params);
+        let query = self.parse(request.query, params);
+        let mut ranking = self.ranking(query, request, params, threads);
         let mut hits = std::mem::take(&mut ranking.results.hits);
         for hit in &mut hits {
             self.choose_snippet(hit, &ranking);
@@ -655,12 +668,26 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// A search without `also`, its hits' snippets still to choose
-    /// ([`Index::choose_snippet`]).
-    pub(super) fn ranking(&self, request: &Request<'_>, params: &Params) -> Ranking {
-        let index = &self.archive.search;
-        let mut analyzer = Analyzer::new();
-        let query = query::parse(index, request.query, params, &mut analyzer);
+    /// A query's words, as a ranking looks them up.
+    fn parse(&self, text: &str, params: &Params) -> Query {
+        query::parse(&self.archive.search, text, params, &mut Analyzer::new())
+    }
+
+    /// About how many records a ranking of `query` over documents of `kind` reads
+    /// ([`split::work`]).
+    fn work(&self, query: &Query, kind: Kind) -> usize {
+        split::work(&self.archive.search, query, self.kind_range(kind))
+    }
+
+    /// A search without `also` for `query` (`request.query` parsed), its hits' snippets
+    /// still to choose ([`Index::choose_snippet`]).
+    fn ranking(
+        &self,
+        query: Query,
+        request: &Request<'_>,
+        params: &Params,
+        threads: split::Threads<'_>,
+    ) -> Ranking {
         let mut results = Results {
             unknown: query.unknown.clone(),
             common: query.common.clone(),
@@ -682,7 +709,7 @@ impl<'a> Index<'a> {
             .offset
             .saturating_add(request.limit)
             .clamp(2, MAX_RESULTS);
-        let (ranked, refs, total) = self.rank(&query, request.kind, keep, params);
+        let (ranked, refs, total) = self.rank(&query, request.kind, keep, params, threads);
         results.clear_lead = match ranked.as_slice() {
             [] => false,
             [_] => true,
@@ -714,10 +741,11 @@ impl<'a> Index<'a> {
         kind: Kind,
         keep: usize,
         params: &Params,
+        threads: split::Threads<'_>,
     ) -> (Vec<Candidate>, Refs, usize) {
         let range = self.kind_range(kind);
         let pruning = prunes(query, params) && !tests::exhaustive();
-        match split::plan(&self.archive.search, query, range.clone(), pruning) {
+        match split::plan(threads, &self.archive.search, query, range.clone(), pruning) {
             Some(plan) => plan.run(keep, |span, shared| {
                 self.rank_span(query, span, keep, params, pruning, Some(shared))
             }),

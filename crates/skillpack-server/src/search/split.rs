@@ -18,10 +18,14 @@
 //! changes how much is pruned, never the answer.
 //!
 //! A search splits only when it reaches enough documents for the walk to outweigh starting a
-//! thread (about [`PART_MIN_DOCUMENTS`] per part), and only onto helper threads that are
-//! free: the process allows `n - 1` of them in all ([`set_threads`]`(n)`), shared by every
-//! search in flight, so a busy server ranks each search on its own thread, as before,
-//! rather than starting more threads than it has cores.
+//! thread (about [`PART_MIN_DOCUMENTS`] per part), and only onto threads that are free: the
+//! process allows `n` at once ([`set_threads`]`(n)`), shared by every search in flight,
+//! each of which holds one for itself while it runs. So a busy server, whose workers are
+//! each running a search, ranks each on its own thread, as before, rather than starting
+//! more threads than it has cores.
+//!
+//! A search with `also` ranks several phrasings, independent of one another: those large
+//! enough are ranked at once, one per free thread, before any splits ([`each`]).
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
@@ -39,44 +43,105 @@ use crate::postings::Summaries;
 /// were.
 pub const PART_MIN_DOCUMENTS: usize = 8_192;
 
-/// Helper threads free to take a part of a search (see [`set_threads`]).
-static FREE_HELPERS: AtomicUsize = AtomicUsize::new(0);
+/// Threads searches may keep busy at once, of which how many are free: one count for the
+/// whole process ([`set_threads`]), or a test's own.
+pub(super) struct Pool(AtomicUsize);
 
-/// Let searches use up to `threads` threads in all at any moment: the searching thread and
-/// `threads - 1` helpers. 0 and 1 mean no helpers: every search runs on its caller's thread
-/// alone, which is the default (a library user opts in; the server sets it from the cores
-/// it may use). Meant to be called once, at start-up, before any search.
-pub fn set_threads(threads: usize) {
-    FREE_HELPERS.store(threads.saturating_sub(1), Ordering::Relaxed);
+impl Pool {
+    pub(super) const fn new(threads: usize) -> Pool {
+        Pool(AtomicUsize::new(threads))
+    }
+
+    fn free(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
 }
 
-/// Helpers taken for one search, given back when it is done (even if it panicked).
-pub(super) struct Taken(pub(super) usize);
+/// The process's threads for searches: none until [`set_threads`].
+static PROCESS: Pool = Pool::new(0);
 
-impl Taken {
-    /// Up to `wanted` free helpers (possibly none).
-    pub(super) fn take(wanted: usize) -> Taken {
-        let taken = FREE_HELPERS
+/// Let searches keep up to `threads` threads busy at once, searching threads included: a
+/// search holds one for itself while it runs (its seat) and may take what is left as
+/// helpers. 0, the default, means no helpers: every search runs on its caller's thread
+/// alone (a library user opts in; the server sets it from the cores it may use). Meant to
+/// be called once, at start-up, before any search.
+pub fn set_threads(threads: usize) {
+    PROCESS.0.store(threads, Ordering::Relaxed);
+}
+
+/// How a search may use threads: the pool it takes them from, and the documents a walk
+/// must reach for a thread of its own to pay.
+#[derive(Clone, Copy)]
+pub(super) struct Threads<'p> {
+    pool: &'p Pool,
+    min_documents: usize,
+}
+
+impl Threads<'static> {
+    /// The process's pool ([`set_threads`]), walks split from [`PART_MIN_DOCUMENTS`].
+    pub(super) fn process() -> Self {
+        Threads {
+            pool: &PROCESS,
+            min_documents: PART_MIN_DOCUMENTS,
+        }
+    }
+}
+
+impl<'p> Threads<'p> {
+    /// `pool`'s threads, for walks that reach at least `min_documents` (tests split small
+    /// catalogs).
+    #[cfg(test)]
+    pub(super) fn of(pool: &'p Pool, min_documents: usize) -> Self {
+        Threads {
+            pool,
+            min_documents: min_documents.max(1),
+        }
+    }
+
+    /// Whether a thread is free now: if not, a search need not weigh its rankings' cost.
+    pub(super) fn any_free(self) -> bool {
+        self.pool.free() > 0
+    }
+
+    /// The thread a search runs on, held while it runs, so that searches in flight at once
+    /// (the HTTP server's workers) leave no helper for another to start beyond the pool:
+    /// with none free the search runs all the same, holding nothing.
+    pub(super) fn seat(self) -> Taken<'p> {
+        Taken::take(self.pool, 1)
+    }
+}
+
+/// Threads taken from a pool, given back when dropped (even if a search panicked).
+pub(super) struct Taken<'p> {
+    pool: &'p Pool,
+    pub(super) count: usize,
+}
+
+impl<'p> Taken<'p> {
+    /// Up to `wanted` free threads of `pool` (possibly none).
+    pub(super) fn take(pool: &'p Pool, wanted: usize) -> Taken<'p> {
+        let count = pool
+            .0
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |free| {
                 (free > 0 && wanted > 0).then(|| free - free.min(wanted))
             })
             .map_or(0, |free| free.min(wanted));
-        Taken(taken)
+        Taken { pool, count }
     }
 }
 
-impl Drop for Taken {
+impl Drop for Taken<'_> {
     fn drop(&mut self) {
-        if self.0 > 0 {
-            FREE_HELPERS.fetch_add(self.0, Ordering::AcqRel);
+        if self.count > 0 {
+            self.pool.0.fetch_add(self.count, Ordering::AcqRel);
         }
     }
 }
 
 /// How one search is cut: consecutive document ranges, the first for the calling thread.
-pub(super) struct Plan {
+pub(super) struct Plan<'p> {
     spans: Vec<Range<u32>>,
-    _helpers: Taken,
+    _helpers: Option<Taken<'p>>,
 }
 
 /// The parts to rank `query` over the documents of `range` in, when it is worth splitting
@@ -85,15 +150,35 @@ pub(super) struct Plan {
 /// reaches the most documents, so that each part visits about as many documents, and such
 /// a walk enters a later part's documents by binary search over fixed-width records,
 /// without reading the lists before them.
-pub(super) fn plan(
+pub(super) fn plan<'p>(
+    threads: Threads<'p>,
     index: &ArchivedSearchIndex,
     query: &Query,
     range: Range<u32>,
     pruning: bool,
-) -> Option<Plan> {
-    if !pruning || FREE_HELPERS.load(Ordering::Relaxed) == 0 {
+) -> Option<Plan<'p>> {
+    if !pruning || threads.pool.free() == 0 {
         return None;
     }
+    let (largest, records) = largest(index, query, range.clone())?;
+    let wanted = (records.len() / threads.min_documents).saturating_sub(1);
+    let helpers = Taken::take(threads.pool, wanted);
+    if helpers.count == 0 {
+        return None;
+    }
+    Some(Plan {
+        spans: spans(&largest, records, range, helpers.count + 1),
+        _helpers: Some(helpers),
+    })
+}
+
+/// The summary of the query term that reaches the most documents, and the numbers of its
+/// records inside `range`.
+fn largest<'i>(
+    index: &'i ArchivedSearchIndex,
+    query: &Query,
+    range: Range<u32>,
+) -> Option<(Summaries<'i>, Range<usize>)> {
     let largest = query
         .terms
         .iter()
@@ -101,16 +186,85 @@ pub(super) fn plan(
         .max_by_key(Summaries::len)?;
     let first = largest.seek(0, range.start);
     let end = largest.seek(first, range.end);
-    let reached = end - first;
-    let wanted = (reached / PART_MIN_DOCUMENTS).saturating_sub(1);
-    let helpers = Taken::take(wanted);
-    if helpers.0 == 0 {
-        return None;
+    Some((largest, first..end))
+}
+
+/// About how many records a walk for `query` over `range` reads: those of its summarised
+/// words (0 when no word is common enough to have a summary), a measure of what the walk
+/// costs.
+pub(super) fn work(index: &ArchivedSearchIndex, query: &Query, range: Range<u32>) -> usize {
+    query
+        .terms
+        .iter()
+        .filter_map(|t| Summaries::new(index.bytes(&t.entry.summaries)))
+        .map(|summaries| {
+            let first = summaries.seek(0, range.start);
+            summaries.seek(first, range.end) - first
+        })
+        .sum()
+}
+
+/// `rank(i)` for each of several rankings of one search (the phrasings of a search with
+/// `also`), whose walks read about `work[i]` records ([`work`]); the results in that order.
+/// The rankings that read enough for a thread to pay are ranked at once, in rounds of as
+/// many as there are threads free, the costliest last. A round of fewer rankings than
+/// threads, the last one, leaves the spare threads free, and its rankings split over them
+/// ([`plan`]). So three phrasings on two cores rank the two cheaper at once and then the
+/// costliest in two parts, rather than each in two parts in turn: a ranking on one thread
+/// costs one walk, where a ranking in parts costs about a tenth more CPU time.
+pub(super) fn each<T: Send>(
+    threads: Threads<'_>,
+    work: &[usize],
+    rank: impl Fn(usize) -> T + Sync,
+) -> Vec<T> {
+    let mut ranked: Vec<Option<T>> = work.iter().map(|_| None).collect();
+    let mut large: Vec<usize> = Vec::new();
+    for (i, &records) in work.iter().enumerate() {
+        if records >= threads.min_documents {
+            large.push(i);
+        } else {
+            ranked[i] = Some(rank(i));
+        }
     }
-    Some(Plan {
-        spans: spans(&largest, first..end, range, helpers.0 + 1),
-        _helpers: helpers,
-    })
+    large.sort_by_key(|&i| work[i]);
+    let rank = &rank;
+    let mut rest = large.as_slice();
+    while let Some((&first, _)) = rest.split_first() {
+        // As many at once as there are threads; the last round may leave some spare.
+        let helpers = Taken::take(threads.pool, rest.len() - 1);
+        let (round, after) = rest.split_at(1 + helpers.count);
+        rest = after;
+        let results: Vec<(usize, T)> = std::thread::scope(|scope| {
+            let started: Vec<_> = round[1..]
+                .iter()
+                .map(|&i| {
+                    std::thread::Builder::new()
+                        .name("skillpack-search".to_owned())
+                        .spawn_scoped(scope, move || (i, rank(i)))
+                        .map_err(|_| i)
+                })
+                .collect();
+            let mut results = vec![(first, rank(first))];
+            for thread in started {
+                results.push(match thread {
+                    Ok(handle) => handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    // (No thread to be had: ranked here.)
+                    Err(i) => (i, rank(i)),
+                });
+            }
+            results
+        });
+        drop(helpers);
+        for (i, result) in results {
+            ranked[i] = Some(result);
+        }
+    }
+    ranked
+        .into_iter()
+        .map(|r| r.expect("every ranking is ranked"))
+        .collect()
 }
 
 /// `range` cut into at most `parts` consecutive spans, each holding about as many of the
@@ -184,13 +338,13 @@ fn from_order_key(key: u32) -> f32 {
     })
 }
 
-impl Plan {
+impl Plan<'_> {
     /// A plan of the given spans, holding no helper (for tests).
     #[cfg(test)]
-    pub(super) fn at(spans: Vec<Range<u32>>) -> Plan {
+    pub(super) fn at(spans: Vec<Range<u32>>) -> Self {
         Plan {
             spans,
-            _helpers: Taken(0),
+            _helpers: None,
         }
     }
 
