@@ -25,8 +25,9 @@
 //! that worked on it) rather than the wall clock: steadier when other work shares the
 //! machine's cores. `--threads N` lets a search use up to N threads, its own included
 //! (`search::set_threads`; 1, the default, ranks every search on this thread alone), so
-//! that the wall clock shows what a search split into parts, or with its phrasings ranked
-//! side by side, gains, and `--cpu` what it costs.
+//! that the wall clock shows what a search split into parts gains, and `--cpu` what it
+//! costs. `--clients N` runs the rounds from N threads at once, as a busy HTTP server's
+//! workers search, and prints how many searches a second they made in all.
 //!
 //! Run through a stdio client, a search also pays for the round trip and the scheduling
 //! of two processes, which on 2 cores varies more than the search itself; this measures
@@ -58,6 +59,7 @@ struct Options {
     dump: Option<PathBuf>,
     cpu: bool,
     threads: usize,
+    clients: usize,
     also: Vec<String>,
     calls: Vec<PathBuf>,
 }
@@ -77,6 +79,7 @@ fn parse() -> Result<Options, String> {
         dump: None,
         cpu: false,
         threads: 1,
+        clients: 1,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -93,6 +96,7 @@ fn parse() -> Result<Options, String> {
             "--dump" => options.dump = Some(value()?.into()),
             "--cpu" => options.cpu = true,
             "--threads" => options.threads = value()?.parse().map_err(|e| format!("{e}"))?,
+            "--clients" => options.clients = value()?.parse().map_err(|e| format!("{e}"))?,
             "--also" => options.also.push(value()?),
             "--calls" => options.calls.push(value()?.into()),
             other => return Err(format!("unknown argument {other:?}")),
@@ -104,6 +108,13 @@ fn parse() -> Result<Options, String> {
         && options.save.is_none()
     {
         return Err("--questions FILE, --calls FILE, --query Q or --save DIR is required".into());
+    }
+    if options.clients == 0 {
+        return Err("--clients takes a number of at least 1".into());
+    }
+    if options.clients > 1 && options.cpu {
+        // The process's CPU time would count every client's searches at once.
+        return Err("--cpu times one client's searches: leave it out with --clients".into());
     }
     Ok(options)
 }
@@ -163,7 +174,7 @@ fn main() -> ExitCode {
             eprintln!(
                 "search_latency: {error}; usage: [--skills DIR] [--docs DIR] [--save DIR | \
                  --load DIR] (--questions FILE | --calls FILE | --query Q ...) [--also P ...] \
-                 [--rounds N] [--limit N] [--dump FILE] [--cpu] [--threads N]"
+                 [--rounds N] [--limit N] [--dump FILE] [--cpu] [--threads N] [--clients N]"
             );
             return ExitCode::from(2);
         }
@@ -249,30 +260,57 @@ fn main() -> ExitCode {
         eprintln!("search_latency: {}: {error}", path.display());
         return ExitCode::FAILURE;
     }
-    let mut nanos: Vec<u128> = Vec::with_capacity(options.rounds * questions.len());
+    // Each client runs every round on a thread of its own, all at once, as the HTTP server's
+    // workers do under load.
+    let run_client = || {
+        let mut per_query: Vec<Vec<u128>> = vec![Vec::new(); questions.len()];
+        let mut hits = 0usize;
+        for _ in 0..options.rounds {
+            for ((question, also), times) in questions.iter().zip(&phrasings).zip(&mut per_query) {
+                let also: Vec<&str> = also.iter().map(String::as_str).collect();
+                let started = Instant::now();
+                let cpu_started = cpu_nanos();
+                let results = index.search(&Request {
+                    query: question,
+                    kind: Kind::All,
+                    offset: 0,
+                    limit: options.limit,
+                    also: &also,
+                });
+                times.push(if options.cpu {
+                    cpu_nanos() - cpu_started
+                } else {
+                    started.elapsed().as_nanos()
+                });
+                hits += results.hits.len();
+            }
+        }
+        (per_query, hits)
+    };
+    let started = Instant::now();
+    let clients: Vec<(Vec<Vec<u128>>, usize)> = if options.clients == 1 {
+        vec![run_client()]
+    } else {
+        std::thread::scope(|scope| {
+            let running: Vec<_> = (0..options.clients)
+                .map(|_| scope.spawn(run_client))
+                .collect();
+            running
+                .into_iter()
+                .map(|client| client.join().expect("a client panicked"))
+                .collect()
+        })
+    };
+    let elapsed = started.elapsed();
+    let mut nanos: Vec<u128> = Vec::new();
     let mut per_query: Vec<Vec<u128>> = vec![Vec::new(); questions.len()];
     let mut hits = 0usize;
-    for _ in 0..options.rounds {
-        for ((question, also), times) in questions.iter().zip(&phrasings).zip(&mut per_query) {
-            let also: Vec<&str> = also.iter().map(String::as_str).collect();
-            let started = Instant::now();
-            let cpu_started = cpu_nanos();
-            let results = index.search(&Request {
-                query: question,
-                kind: Kind::All,
-                offset: 0,
-                limit: options.limit,
-                also: &also,
-            });
-            let elapsed = if options.cpu {
-                cpu_nanos() - cpu_started
-            } else {
-                started.elapsed().as_nanos()
-            };
-            nanos.push(elapsed);
-            times.push(elapsed);
-            hits += results.hits.len();
+    for (client_times, client_hits) in clients {
+        for (times, client) in per_query.iter_mut().zip(client_times) {
+            nanos.extend(&client);
+            times.extend(client);
         }
+        hits += client_hits;
     }
     if nanos.is_empty() {
         eprintln!("search_latency: no questions");
@@ -302,6 +340,13 @@ fn main() -> ExitCode {
         micros(at(&nanos, 99)),
         micros(nanos.iter().sum::<u128>() / nanos.len() as u128),
     );
+    if options.clients > 1 {
+        println!(
+            "{} clients at once: {:.1} searches a second",
+            options.clients,
+            nanos.len() as f64 / elapsed.as_secs_f64()
+        );
+    }
     ExitCode::SUCCESS
 }
 

@@ -229,11 +229,10 @@ fn large_catalog() -> tempfile::TempDir {
     dir
 }
 
-/// A search ranked in parts (`search::split`), or with its phrasings ranked side by side
-/// (the search with `also`), starts its helper threads after the sandbox closed in, and they
-/// touch no file either: the trace of `serve --search-threads 2` shows threads started after
-/// `initialize` and no file syscall. Every answer is the one a server that ranks each search
-/// on one thread (`--search-threads 1`) gives.
+/// A search ranked in parts (`search::split`) starts its helper threads after the sandbox
+/// closed in, and they touch no file either: the trace of `serve --search-threads 2` shows
+/// threads started after `initialize` and no file syscall. Every answer is the one a server
+/// that ranks each search on one thread (`--search-threads 1`) gives.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_search_in_parts_touches_no_file_and_answers_as_one_thread() {
     let content = large_catalog();

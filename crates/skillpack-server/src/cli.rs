@@ -225,10 +225,9 @@ pub struct ServeArgs {
     pub cache_mib: u64,
 
     /// Threads searches may keep busy at once, each search's own included. A query whose
-    /// words reach tens of thousands of documents is ranked in parts at once, and the
-    /// phrasings of a search with `also` side by side, each on a free core; the answer is
-    /// the same. 0: as many as the cores this process may use; 1: every search on one
-    /// thread.
+    /// words reach tens of thousands of documents is ranked in parts at once, each on a
+    /// free core; the answer is the same. 0: as many as the cores this process may use; 1:
+    /// every search on one thread.
     #[arg(
         long,
         value_name = "N",
@@ -1019,6 +1018,8 @@ fn search(catalog: &Catalog, args: SearchArgs) -> ExitCode {
     if !args.also.is_empty() {
         arguments.insert("also".into(), args.also.into());
     }
+    // A large catalog's search uses the cores as the server's does (the same answer).
+    crate::search::set_threads(std::thread::available_parallelism().map_or(1, |n| n.get()));
     // The same code as the tool, so the CLI shows what an agent gets.
     match (cmd::catalog_search::TOOL.call)(catalog, &arguments) {
         Ok(result) => {

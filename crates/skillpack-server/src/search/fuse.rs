@@ -86,8 +86,7 @@
 
 use std::collections::HashMap;
 
-use super::query::Query;
-use super::split::{self, Threads};
+use super::split::Threads;
 use super::{CLEAR_LEAD_MARGIN, Hit, Index, MAX_RESULTS, Params, Request, Results};
 
 /// The constant of reciprocal rank fusion. The published 60 was set for fusing the runs of
@@ -392,31 +391,16 @@ pub(super) fn search(
     let mut unknown: Vec<String> = Vec::new();
     let mut common: Vec<String> = Vec::new();
     let mut empty = true;
-    let phrasings: Vec<&str> = std::iter::once(request.query)
+    // Each phrasing's ranking, whose hits' snippets are chosen only for the page shown: of
+    // the up to 200 hits each phrasing ranks, a page shows ten.
+    let mut rankings = Vec::with_capacity(1 + request.also.len());
+    for (p, phrasing) in std::iter::once(request.query)
         .chain(request.also.iter().copied())
-        .collect();
-    let queries: Vec<Query> = phrasings
-        .iter()
-        .map(|phrasing| index.parse(phrasing, params))
-        .collect();
-    // (What each costs matters only when threads are free to share them.)
-    let spare = threads.any_free();
-    let work: Vec<usize> = queries
-        .iter()
-        .map(|query| {
-            if spare {
-                index.work(query, request.kind)
-            } else {
-                0
-            }
-        })
-        .collect();
-    // The phrasings are ranked independently of one another, so several can be at once.
-    let ranked = split::each(threads, &work, |p| {
-        index.ranking(
-            queries[p].clone(),
+        .enumerate()
+    {
+        let mut ranking = index.ranking(
             &Request {
-                query: phrasings[p],
+                query: phrasing,
                 kind: request.kind,
                 offset: 0,
                 limit: MAX_RESULTS,
@@ -424,12 +408,7 @@ pub(super) fn search(
             },
             params,
             threads,
-        )
-    });
-    // Each phrasing's ranking, whose hits' snippets are chosen only for the page shown: of
-    // the up to 200 hits each phrasing ranks, a page shows ten.
-    let mut rankings = Vec::with_capacity(ranked.len());
-    for (p, mut ranking) in ranked.into_iter().enumerate() {
+        );
         let mut results = std::mem::take(&mut ranking.results);
         rankings.push(ranking);
         for hit in &mut results.hits {

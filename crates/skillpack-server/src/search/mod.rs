@@ -656,8 +656,7 @@ impl<'a> Index<'a> {
         if !request.also.is_empty() {
             return fuse::search(self, request, params, threads);
         }
-        let query = self.parse(request.query, params);
-        let mut ranking = self.ranking(query, request, params, threads);
+        let mut ranking = self.ranking(request, params, threads);
         let mut hits = std::mem::take(&mut ranking.results.hits);
         for hit in &mut hits {
             self.choose_snippet(hit, &ranking);
@@ -668,26 +667,17 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// A query's words, as a ranking looks them up.
-    fn parse(&self, text: &str, params: &Params) -> Query {
-        query::parse(&self.archive.search, text, params, &mut Analyzer::new())
-    }
-
-    /// About how many records a ranking of `query` over documents of `kind` reads
-    /// ([`split::work`]).
-    fn work(&self, query: &Query, kind: Kind) -> usize {
-        split::work(&self.archive.search, query, self.kind_range(kind))
-    }
-
-    /// A search without `also` for `query` (`request.query` parsed), its hits' snippets
-    /// still to choose ([`Index::choose_snippet`]).
+    /// A search without `also`, its hits' snippets still to choose
+    /// ([`Index::choose_snippet`]).
     fn ranking(
         &self,
-        query: Query,
         request: &Request<'_>,
         params: &Params,
         threads: split::Threads<'_>,
     ) -> Ranking {
+        let index = &self.archive.search;
+        let mut analyzer = Analyzer::new();
+        let query = query::parse(index, request.query, params, &mut analyzer);
         let mut results = Results {
             unknown: query.unknown.clone(),
             common: query.common.clone(),

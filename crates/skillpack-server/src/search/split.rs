@@ -23,9 +23,6 @@
 //! each of which holds one for itself while it runs. So a busy server, whose workers are
 //! each running a search, ranks each on its own thread, as before, rather than starting
 //! more threads than it has cores.
-//!
-//! A search with `also` ranks several phrasings, independent of one another: those large
-//! enough are ranked at once, one per free thread, before any splits ([`each`]).
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
@@ -96,11 +93,6 @@ impl<'p> Threads<'p> {
             pool,
             min_documents: min_documents.max(1),
         }
-    }
-
-    /// Whether a thread is free now: if not, a search need not weigh its rankings' cost.
-    pub(super) fn any_free(self) -> bool {
-        self.pool.free() > 0
     }
 
     /// The thread a search runs on, held while it runs, so that searches in flight at once
@@ -187,84 +179,6 @@ fn largest<'i>(
     let first = largest.seek(0, range.start);
     let end = largest.seek(first, range.end);
     Some((largest, first..end))
-}
-
-/// About how many records a walk for `query` over `range` reads: those of its summarised
-/// words (0 when no word is common enough to have a summary), a measure of what the walk
-/// costs.
-pub(super) fn work(index: &ArchivedSearchIndex, query: &Query, range: Range<u32>) -> usize {
-    query
-        .terms
-        .iter()
-        .filter_map(|t| Summaries::new(index.bytes(&t.entry.summaries)))
-        .map(|summaries| {
-            let first = summaries.seek(0, range.start);
-            summaries.seek(first, range.end) - first
-        })
-        .sum()
-}
-
-/// `rank(i)` for each of several rankings of one search (the phrasings of a search with
-/// `also`), whose walks read about `work[i]` records ([`work`]); the results in that order.
-/// The rankings that read enough for a thread to pay are ranked at once, in rounds of as
-/// many as there are threads free, the costliest last. A round of fewer rankings than
-/// threads, the last one, leaves the spare threads free, and its rankings split over them
-/// ([`plan`]). So three phrasings on two cores rank the two cheaper at once and then the
-/// costliest in two parts, rather than each in two parts in turn: a ranking on one thread
-/// costs one walk, where a ranking in parts costs about a tenth more CPU time.
-pub(super) fn each<T: Send>(
-    threads: Threads<'_>,
-    work: &[usize],
-    rank: impl Fn(usize) -> T + Sync,
-) -> Vec<T> {
-    let mut ranked: Vec<Option<T>> = work.iter().map(|_| None).collect();
-    let mut large: Vec<usize> = Vec::new();
-    for (i, &records) in work.iter().enumerate() {
-        if records >= threads.min_documents {
-            large.push(i);
-        } else {
-            ranked[i] = Some(rank(i));
-        }
-    }
-    large.sort_by_key(|&i| work[i]);
-    let rank = &rank;
-    let mut rest = large.as_slice();
-    while let Some((&first, _)) = rest.split_first() {
-        // As many at once as there are threads; the last round may leave some spare.
-        let helpers = Taken::take(threads.pool, rest.len() - 1);
-        let (round, after) = rest.split_at(1 + helpers.count);
-        rest = after;
-        let results: Vec<(usize, T)> = std::thread::scope(|scope| {
-            let started: Vec<_> = round[1..]
-                .iter()
-                .map(|&i| {
-                    std::thread::Builder::new()
-                        .name("skillpack-search".to_owned())
-                        .spawn_scoped(scope, move || (i, rank(i)))
-                        .map_err(|_| i)
-                })
-                .collect();
-            let mut results = vec![(first, rank(first))];
-            for thread in started {
-                results.push(match thread {
-                    Ok(handle) => handle
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                    // (No thread to be had: ranked here.)
-                    Err(i) => (i, rank(i)),
-                });
-            }
-            results
-        });
-        drop(helpers);
-        for (i, result) in results {
-            ranked[i] = Some(result);
-        }
-    }
-    ranked
-        .into_iter()
-        .map(|r| r.expect("every ranking is ranked"))
-        .collect()
 }
 
 /// `range` cut into at most `parts` consecutive spans, each holding about as many of the

@@ -1614,74 +1614,25 @@ fn threads_are_shared_and_given_back() {
     assert_eq!(split::Taken::take(&split::Pool::new(0), 9).count, 0);
 }
 
-/// Several rankings of one search are ranked at once, in rounds of as many as there are
-/// threads, the cheapest first and the small ones on the search's own thread; a last round
-/// with threads to spare leaves them free for its rankings to split over; results come
-/// back in order.
-#[test]
-fn rankings_of_one_search_run_at_once_in_rounds() {
-    use std::sync::Mutex;
-    let pool = split::Pool::new(2);
-    let threads = split::Threads::of(&pool, 100);
-    let _seat = threads.seat();
-    let me = std::thread::current().id();
-    // (ranking, on this thread, threads free while it ran)
-    let seen = Mutex::new(Vec::new());
-    let work = [500, 50, 300, 400];
-    let ranked = split::each(threads, &work, |i| {
-        seen.lock()
-            .unwrap()
-            .push((i, std::thread::current().id() == me, pool_free(&pool)));
-        i * 10
-    });
-    assert_eq!(ranked, [0, 10, 20, 30], "results in order");
-    let seen = seen.into_inner().unwrap();
-    let on = |i: usize| seen.iter().find(|s| s.0 == i).copied().unwrap();
-    assert!(on(1).1, "a small ranking stays on the search's thread");
-    // The cheaper two first, at once: 2 here, 3 on a thread of its own.
-    assert!(
-        on(2).1,
-        "a round's first ranking is the search's own thread's"
-    );
-    assert!(!on(3).1, "the second of the round has a thread of its own");
-    assert_eq!(
-        on(2).2,
-        0,
-        "no thread free while a round of two runs on two"
-    );
-    // The costliest last, alone, with the helper free to split it.
-    assert!(on(0).1);
-    assert_eq!(
-        on(0).2,
-        1,
-        "the spare thread is free for the last ranking's parts"
-    );
-    // Without threads, every ranking runs here, in turn.
-    let none = split::Pool::new(0);
-    let ranked = split::each(split::Threads::of(&none, 100), &work, |i| {
-        assert_eq!(std::thread::current().id(), me);
-        i
-    });
-    assert_eq!(ranked, [0, 1, 2, 3]);
-}
-
 fn pool_free(pool: &split::Pool) -> usize {
     // What a ranking's plan would find free: take all, give back.
     split::Taken::take(pool, usize::MAX).count
 }
 
-/// A search with `also` whose phrasings are ranked at once, and split, gives what they give
-/// ranked in turn on one thread: the same page, snippets, scores and totals.
+/// Searches whose rankings split over the threads free, a search with `also` among them
+/// (each phrasing's ranking in parts), give what they give on one thread: the same page,
+/// snippets, scores and totals, and every thread is given back.
 #[test]
-fn phrasings_ranked_at_once_answer_as_in_turn() {
+fn searches_in_parts_answer_as_on_one_thread() {
     let catalog = summarised_fixture();
     let index = Index::from(&catalog);
     let params = Params::default();
     let busy = split::Pool::new(3);
-    let alone = split::Pool::new(0);
+    let one = split::Pool::new(1);
     let mut compared = 0;
     for query in SUMMARISED_QUERIES {
         for also in [
+            &[][..],
             &["deploy cache", "handler"][..],
             &["retry timeout", "archive", "release notes worker"][..],
         ] {
@@ -1694,20 +1645,21 @@ fn phrasings_ranked_at_once_answer_as_in_turn() {
                         limit,
                         also,
                     };
-                    let at_once = index.search_in(&request, &params, split::Threads::of(&busy, 1));
-                    let in_turn = index.search_in(&request, &params, split::Threads::of(&alone, 1));
+                    let in_parts = index.search_in(&request, &params, split::Threads::of(&busy, 1));
+                    let alone = index.search_in(&request, &params, split::Threads::of(&one, 1));
                     let what = format!("{query:?} {also:?} {kind:?} {offset}+{limit}");
-                    assert_eq!(at_once.hits, in_turn.hits, "{what}");
+                    assert_eq!(in_parts.hits, alone.hits, "{what}");
                     assert_eq!(
-                        (at_once.total, at_once.has_more, at_once.clear_lead),
-                        (in_turn.total, in_turn.has_more, in_turn.clear_lead),
+                        (in_parts.total, in_parts.has_more, in_parts.clear_lead),
+                        (alone.total, alone.has_more, alone.clear_lead),
                         "{what}"
                     );
-                    compared += usize::from(!in_turn.hits.is_empty());
+                    compared += usize::from(!alone.hits.is_empty());
                 }
             }
         }
     }
     assert_eq!(pool_free(&busy), 3, "every thread given back");
+    assert_eq!(pool_free(&one), 1);
     assert!(compared > 100, "{compared} searches with hits compared");
 }
