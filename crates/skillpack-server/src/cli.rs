@@ -728,10 +728,8 @@ fn serve(catalog: Catalog, args: ServeArgs) -> ExitCode {
         eprintln!("skillpack: {message}");
         return ExitCode::from(2);
     }
-    // The cores this process may use, counted before the sandbox closes in: the count reads
-    // the cgroup CPU quota from /proc and /sys, which Landlock would refuse, and would then
-    // be every CPU of the machine instead of the container's share.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Counted before the sandbox closes in (`cores`).
+    let cores = cores();
     crate::search::set_threads(match args.search_threads {
         0 => cores,
         threads => threads,
@@ -740,6 +738,14 @@ fn serve(catalog: Catalog, args: ServeArgs) -> ExitCode {
         Some(addr) => serve_http(catalog, addr, &args.http_options, cores),
         None => serve_stdio(catalog),
     }
+}
+
+/// The cores this process may use. The count reads the cgroup CPU quota from /proc and
+/// /sys, so the server counts them before the sandbox closes in: Landlock would refuse the
+/// reads, and the count would then be every CPU of the machine instead of the container's
+/// share.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 fn serve_stdio(catalog: Catalog) -> ExitCode {
@@ -1019,7 +1025,7 @@ fn search(catalog: &Catalog, args: SearchArgs) -> ExitCode {
         arguments.insert("also".into(), args.also.into());
     }
     // A large catalog's search uses the cores as the server's does (the same answer).
-    crate::search::set_threads(std::thread::available_parallelism().map_or(1, |n| n.get()));
+    crate::search::set_threads(cores());
     // The same code as the tool, so the CLI shows what an agent gets.
     match (cmd::catalog_search::TOOL.call)(catalog, &arguments) {
         Ok(result) => {

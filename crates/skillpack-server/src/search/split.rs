@@ -133,7 +133,7 @@ impl Drop for Taken<'_> {
 /// How one search is cut: consecutive document ranges, the first for the calling thread.
 pub(super) struct Plan<'p> {
     spans: Vec<Range<u32>>,
-    _helpers: Option<Taken<'p>>,
+    _helpers: Taken<'p>,
 }
 
 /// The parts to rank `query` over the documents of `range` in, when it is worth splitting
@@ -160,7 +160,7 @@ pub(super) fn plan<'p>(
     }
     Some(Plan {
         spans: spans(&largest, records, range, helpers.count + 1),
-        _helpers: Some(helpers),
+        _helpers: helpers,
     })
 }
 
@@ -258,7 +258,10 @@ impl Plan<'_> {
     pub(super) fn at(spans: Vec<Range<u32>>) -> Self {
         Plan {
             spans,
-            _helpers: None,
+            _helpers: Taken {
+                pool: &PROCESS,
+                count: 0,
+            },
         }
     }
 
